@@ -1,0 +1,11 @@
+export * from "./errors.ts";
+export { withTransaction, type Actor, type Ctx, type Role, type SystemCtx } from "./context.ts";
+export { parseInput, toFieldErrors } from "./shared/validation.ts";
+export { PER_PAGE_VALUES, type Page } from "./shared/pagination.ts";
+export { hashPassword, verifyPassword, sha256 } from "./shared/hash.ts";
+export { randomBase62 } from "./shared/random.ts";
+export { API_KEY_PREFIX, authenticateApiKey, generateApiKey, issueApiKey, type Authenticated } from "./users/api-keys.ts";
+export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts";
+export { createUser, deleteUser, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
+export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
+export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";

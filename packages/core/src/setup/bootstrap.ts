@@ -1,0 +1,44 @@
+import { count, sql } from "drizzle-orm";
+import { domains, users } from "@shortener/db";
+import { withTransaction, type SystemCtx } from "../context.ts";
+import { generateApiKey, issueApiKey } from "../users/api-keys.ts";
+
+export type BootstrapResult =
+  | { created: false }
+  | { created: true; adminEmail: string; apiKey: string; apiKeyWasGenerated: boolean; domainName: string };
+
+/** An arbitrary constant: serialises first starts of several processes on one database. */
+const BOOTSTRAP_LOCK = 727_002;
+
+/**
+ * First start on an empty database: creates the admin, its key (the configured one or a random one)
+ * and a domain for the service's own address. Does nothing once any user exists.
+ */
+export async function bootstrap(
+  ctx: SystemCtx,
+  options: { adminApiKey: string | undefined; localDomain: string },
+): Promise<BootstrapResult> {
+  return withTransaction(ctx, async (tx) => {
+    await tx.db.execute(sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
+    const [existing] = await tx.db.select({ n: count() }).from(users);
+    if ((existing?.n ?? 0) > 0) return { created: false };
+    const now = tx.now();
+    const [admin] = await tx.db
+      .insert(users)
+      .values({ email: "admin@localhost", name: "Administrator", role: "admin", createdAt: now, updatedAt: now })
+      .returning({ id: users.id, email: users.email });
+    if (!admin) throw new Error("admin insert returned no row");
+    const apiKey = await issueApiKey(tx.db, admin.id, options.adminApiKey ?? generateApiKey());
+    await tx.db
+      .insert(domains)
+      .values({ userId: admin.id, name: options.localDomain, createdAt: now, updatedAt: now })
+      .onConflictDoNothing();
+    return {
+      created: true,
+      adminEmail: admin.email,
+      apiKey,
+      apiKeyWasGenerated: options.adminApiKey === undefined,
+      domainName: options.localDomain,
+    };
+  });
+}

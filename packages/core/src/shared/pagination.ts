@@ -1,0 +1,17 @@
+import { intEnumField, intField, stringEnumField } from "./validation.ts";
+
+export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
+
+/** The paging part every list shares: `page` (1-based), `per_page` and `sort`. */
+export const PageParams = {
+  page: intField("page", { min: 1, max: 1_000_000 }).default(1),
+  per_page: intEnumField("per page", PER_PAGE_VALUES).default(10),
+  sort: stringEnumField("sort", ["desc", "asc"]).default("desc"),
+};
+
+export type Page<T> = { data: T[]; total: number; page: number; perPage: number };
+
+export function offsetOf(page: number, perPage: number): number {
+  return (page - 1) * perPage;
+}
+

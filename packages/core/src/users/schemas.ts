@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { PageParams } from "../shared/pagination.ts";
+import { idField, stringEnumField, textField } from "../shared/validation.ts";
+
+export const CreateUserInput = z.object({
+  email: z
+    .string({ error: "The email field is required." })
+    .trim()
+    .toLowerCase()
+    .max(255, { error: "The email must not be greater than 255 characters." })
+    .pipe(z.email({ error: "The email must be a valid email address." })),
+  name: textField("name", 1, 255),
+});
+export type CreateUserInput = z.input<typeof CreateUserInput>;
+
+export const ListUsersInput = z.object({
+  ...PageParams,
+  search: z.string().max(255).optional(),
+  search_by: stringEnumField("search by", ["email", "name"]).default("email"),
+  sort_by: stringEnumField("sort by", ["id", "email", "name"]).default("id"),
+});
+export type ListUsersInput = z.input<typeof ListUsersInput>;
+
+export const UserIdInput = z.object({ id: idField("id") });
+export type UserIdInput = z.input<typeof UserIdInput>;

@@ -1,0 +1,87 @@
+import { and, asc, count, desc, eq, ilike, sql } from "drizzle-orm";
+import { apiKeys, isUniqueViolation, users } from "@shortener/db";
+import { withTransaction, type Ctx } from "../context.ts";
+import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
+import { offsetOf, type Page } from "../shared/pagination.ts";
+import { escapeLike } from "../shared/sql.ts";
+import { parseInput } from "../shared/validation.ts";
+import { generateApiKey, issueApiKey } from "./api-keys.ts";
+import { CreateUserInput, ListUsersInput, UserIdInput } from "./schemas.ts";
+
+export type User = { id: number; email: string; name: string; role: "admin" | "user"; createdAt: Date };
+
+const userColumns = { id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt };
+
+function assertAdmin(ctx: Ctx): void {
+  if (ctx.actor.role !== "admin") throw new ForbiddenError("This action is reserved for administrators.");
+}
+
+export async function getAccount({ ctx }: { ctx: Ctx }): Promise<User> {
+  const [user] = await ctx.db.select(userColumns).from(users).where(eq(users.id, ctx.actor.userId));
+  if (!user) throw new NotFoundError("User");
+  return user;
+}
+
+/** Admin only: creates a user and its first API key (returned once, stored as a hash). */
+export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserInput }): Promise<{ user: User; apiKey: string }> {
+  assertAdmin(ctx);
+  const data = parseInput(CreateUserInput, input);
+  try {
+    return await withTransaction(ctx, async (tx) => {
+      const now = tx.now();
+      const [user] = await tx.db
+        .insert(users)
+        .values({ email: data.email, name: data.name, role: "user", createdAt: now, updatedAt: now })
+        .returning(userColumns);
+      if (!user) throw new Error("insert returned no row");
+      const apiKey = await issueApiKey(tx.db, user.id);
+      return { user, apiKey };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error, "users_email_key")) throw ValidationError.field("email", "The email has already been taken.");
+    throw error;
+  }
+}
+
+export async function listUsers({ ctx, input }: { ctx: Ctx; input: ListUsersInput }): Promise<Page<User>> {
+  assertAdmin(ctx);
+  const params = parseInput(ListUsersInput, input);
+  const column = { id: users.id, email: users.email, name: users.name }[params.sort_by];
+  const searchColumn = params.search_by === "name" ? users.name : users.email;
+  const where = params.search ? ilike(searchColumn, `%${escapeLike(params.search)}%`) : undefined;
+  const order = params.sort === "asc" ? asc : desc;
+  const [data, [total]] = await Promise.all([
+    ctx.db
+      .select(userColumns)
+      .from(users)
+      .where(where)
+      .orderBy(order(column), order(users.id))
+      .limit(params.per_page)
+      .offset(offsetOf(params.page, params.per_page)),
+    ctx.db.select({ n: count() }).from(users).where(where),
+  ]);
+  return { data, total: total?.n ?? 0, page: params.page, perPage: params.per_page };
+}
+
+/** Admin only: deletes a user with all their data (foreign keys cascade). An admin cannot delete themself. */
+export async function deleteUser({ ctx, input }: { ctx: Ctx; input: UserIdInput }): Promise<{ id: number }> {
+  assertAdmin(ctx);
+  const { id } = parseInput(UserIdInput, input);
+  if (id === ctx.actor.userId) throw new ForbiddenError("You cannot delete your own account.");
+  const deleted = await ctx.db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+  if (!deleted.length) throw new NotFoundError("User");
+  return { id };
+}
+
+/** Issues a new key for the caller and revokes the one used for this request, atomically. */
+export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }): Promise<{ apiKey: string }> {
+  return withTransaction(ctx, async (tx) => {
+    const revoked = await tx.db
+      .update(apiKeys)
+      .set({ revokedAt: tx.now() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), sql`${apiKeys.revokedAt} is null`))
+      .returning({ id: apiKeys.id });
+    if (!revoked.length) throw new NotFoundError("API key");
+    return { apiKey: await issueApiKey(tx.db, tx.actor.userId, generateApiKey()) };
+  });
+}

@@ -1,0 +1,113 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { sql, type SQL } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "./schema/index.ts";
+
+export type Schema = typeof schema;
+/** A drizzle handle on either driver, or a transaction inside one. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export type Driver = "pglite" | "postgres";
+
+/** An open database: the drizzle handle plus what drizzle does not cover (notifications, raw bulk SQL, closing). */
+export type Database = {
+  db: Db;
+  driver: Driver;
+  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  /** The postgres.js client in Postgres mode (COPY and other bulk paths), otherwise undefined. */
+  postgres: postgres.Sql | undefined;
+  /** The PGlite instance in embedded mode, otherwise undefined. */
+  pglite: PGlite | undefined;
+  close(): Promise<void>;
+};
+
+export type OpenDbOptions =
+  | { url: string; poolSize?: number }
+  | { dataDir: string | undefined /* undefined: in memory */; loadDataDir?: Blob };
+
+/** Opens Postgres through postgres.js when a URL is given, PGlite (embedded, in `dataDir` or memory) otherwise. */
+export async function openDb(options: OpenDbOptions): Promise<Database> {
+  if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10);
+  return openPglite(options.dataDir, options.loadDataDir);
+}
+
+function openPostgres(url: string, poolSize: number): Database {
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    // More queries in flight than connections makes postgres.js pipeline them, which degrades under
+    // sustained load on this hardware (docs/adr/0003-database-drivers.md).
+    max_pipeline: 1,
+    connection: { application_name: "shortener" },
+  } as postgres.Options<Record<string, postgres.PostgresType>>);
+  const db = drizzlePostgres(client, { schema, casing: "snake_case" }) as unknown as Db;
+  return {
+    db,
+    driver: "postgres",
+    postgres: client,
+    pglite: undefined,
+    async listen(channel, onPayload) {
+      const sub = await client.listen(channel, onPayload);
+      return () => sub.unlisten();
+    },
+    async notify(channel, payload) {
+      await client.notify(channel, payload);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
+  const db = drizzlePglite(pg, { schema, casing: "snake_case" }) as unknown as Db;
+  return {
+    db,
+    driver: "pglite",
+    postgres: undefined,
+    pglite: pg,
+    async listen(channel, onPayload) {
+      const unsubscribe = await pg.listen(channel, onPayload);
+      return () => unsubscribe();
+    },
+    async notify(channel, payload) {
+      await pg.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    close: () => pg.close(),
+  };
+}
+
+/** Runs raw SQL and returns its rows, whichever driver is underneath. */
+export async function queryRows<T extends Record<string, unknown>>(db: Db, query: SQL): Promise<T[]> {
+  const result: unknown = await db.execute(query);
+  if (Array.isArray(result)) return result as T[];
+  return (result as { rows: T[] }).rows;
+}
+
+/** True when the error is Postgres's unique_violation, optionally on the named constraint. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const e = findPgError(error);
+  if (!e || e.code !== "23505") return false;
+  return constraint === undefined || e.constraint === constraint || e.constraint_name === constraint;
+}
+
+type PgErrorLike = { code?: string; constraint?: string; constraint_name?: string };
+
+function findPgError(error: unknown): PgErrorLike | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const e = current as PgErrorLike & { cause?: unknown };
+    if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e;
+    current = e.cause;
+  }
+  return undefined;
+}
+
+export { sql };

@@ -1,0 +1,231 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  serial,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+const timestamps = {
+  createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  updatedAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
+};
+
+/** Process-wide settings that must be shared by every process on one database (e.g. the cookie secret). */
+export const settings = pgTable("settings", {
+  key: text().primaryKey(),
+  value: text().notNull(),
+});
+
+export const users = pgTable(
+  "users",
+  {
+    id: serial().primaryKey(),
+    email: text().notNull(),
+    name: text().notNull(),
+    role: text({ enum: ["admin", "user"] }).notNull().default("user"),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("users_email_key").on(t.email)],
+);
+
+/** API keys are stored only as a SHA-256 hash of the whole token; `prefix` is for display. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    keyHash: text().notNull(),
+    prefix: text().notNull(),
+    createdAt: timestamps.createdAt,
+    lastUsedAt: timestamp({ withTimezone: true, mode: "date" }),
+    revokedAt: timestamp({ withTimezone: true, mode: "date" }),
+  },
+  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_user_id_idx").on(t.userId)],
+);
+
+export const domains = pgTable(
+  "domains",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    indexPage: text(),
+    notFoundPage: text(),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("domains_name_key").on(t.name),
+    index("domains_user_id_id_idx").on(t.userId, t.id),
+    index("domains_name_trgm_idx").using("gin", sql`${t.name} gin_trgm_ops`),
+  ],
+);
+
+export const spaces = pgTable(
+  "spaces",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    color: smallint().notNull().default(1),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("spaces_user_id_name_key").on(t.userId, t.name), index("spaces_user_id_id_idx").on(t.userId, t.id)],
+);
+
+export const pixels = pgTable(
+  "pixels",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    type: text().notNull(),
+    value: text().notNull(),
+    ...timestamps,
+  },
+  (t) => [index("pixels_user_id_id_idx").on(t.userId, t.id)],
+);
+
+/** One targeting entry as stored: `key` is absent for rotation entries. */
+export type TargetEntry = { key?: string; value: string };
+
+export const links = pgTable(
+  "links",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    domainId: integer()
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    spaceId: integer().references(() => spaces.id, { onDelete: "set null" }),
+    alias: text().notNull(),
+    url: text().notNull(),
+    title: text(),
+    passwordHash: text(),
+    disabled: boolean().notNull().default(false),
+    privacy: smallint().notNull().default(0),
+    privacyPasswordHash: text(),
+    expirationUrl: text(),
+    expirationClicks: integer().notNull().default(0),
+    endsAt: timestamp({ withTimezone: true, mode: "date" }),
+    targetType: smallint().notNull().default(0),
+    countryTarget: jsonb().$type<TargetEntry[]>(),
+    platformTarget: jsonb().$type<TargetEntry[]>(),
+    languageTarget: jsonb().$type<TargetEntry[]>(),
+    rotationTarget: jsonb().$type<TargetEntry[]>(),
+    lastRotation: integer(),
+    clicks: bigint({ mode: "number" }).notNull().default(0),
+    /** Set by the importer: makes a resumed import idempotent per row. */
+    importKey: text(),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("links_domain_id_alias_key").on(t.domainId, t.alias),
+    uniqueIndex("links_import_key_key").on(t.importKey),
+    index("links_user_id_id_idx").on(t.userId, t.id),
+    index("links_user_id_clicks_id_idx").on(t.userId, t.clicks, t.id),
+    index("links_user_id_alias_id_idx").on(t.userId, t.alias, t.id),
+    index("links_user_id_url_id_idx").on(t.userId, t.url, t.id),
+    index("links_user_id_title_id_idx").on(t.userId, t.title, t.id),
+    index("links_domain_id_idx").on(t.domainId),
+    index("links_space_id_idx").on(t.spaceId),
+    index("links_alias_trgm_idx").using("gin", sql`${t.alias} gin_trgm_ops`),
+    index("links_url_trgm_idx").using("gin", sql`${t.url} gin_trgm_ops`),
+    index("links_title_trgm_idx").using("gin", sql`${t.title} gin_trgm_ops`),
+  ],
+);
+
+export const linkPixels = pgTable(
+  "link_pixels",
+  {
+    linkId: integer()
+      .notNull()
+      .references(() => links.id, { onDelete: "cascade" }),
+    pixelId: integer()
+      .notNull()
+      .references(() => pixels.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.linkId, t.pixelId] }), index("link_pixels_pixel_id_idx").on(t.pixelId)],
+);
+
+/** Raw clicks. Grows without bound: stats read the daily rollups instead where they can. */
+export const clicks = pgTable(
+  "clicks",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    linkId: integer()
+      .notNull()
+      .references(() => links.id, { onDelete: "cascade" }),
+    createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    country: text(),
+    platform: text(),
+    browser: text(),
+    device: text(),
+    language: text(),
+    referrer: text(),
+  },
+  (t) => [index("clicks_link_id_created_at_idx").on(t.linkId, t.createdAt)],
+);
+
+export const importJobs = pgTable(
+  "import_jobs",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text({ enum: ["queued", "running", "completed", "failed"] }).notNull().default("queued"),
+    idempotencyKey: text(),
+    defaultDomainId: integer().references(() => domains.id, { onDelete: "set null" }),
+    /** The uploaded CSV, kept until the job finishes so a restarted worker can resume it. */
+    source: text(),
+    totalRows: integer().notNull().default(0),
+    processedRows: integer().notNull().default(0),
+    createdRows: integer().notNull().default(0),
+    skippedRows: integer().notNull().default(0),
+    failedRows: integer().notNull().default(0),
+    /** The last file line whose row is committed: where a resumed worker starts again. */
+    checkpointLine: integer().notNull().default(1),
+    failureMessage: text(),
+    createdAt: timestamps.createdAt,
+    startedAt: timestamp({ withTimezone: true, mode: "date" }),
+    finishedAt: timestamp({ withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    uniqueIndex("import_jobs_user_id_idempotency_key_key").on(t.userId, t.idempotencyKey),
+    index("import_jobs_user_id_id_idx").on(t.userId, t.id),
+  ],
+);
+
+export const importErrors = pgTable(
+  "import_errors",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    jobId: integer()
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    line: integer().notNull(),
+    field: text(),
+    message: text().notNull(),
+  },
+  (t) => [index("import_errors_job_id_line_idx").on(t.jobId, t.line)],
+);

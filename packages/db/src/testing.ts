@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { openDb, type Database } from "./client.ts";
+import { migrate } from "./migrate.ts";
+
+/** The database a test file runs on, chosen by the vitest project (`TEST_DB_DRIVER`). */
+export function testDriver(): "pglite" | "postgres" {
+  return process.env.TEST_DB_DRIVER === "postgres" ? "postgres" : "pglite";
+}
+
+/** Name of the migrated template database that the Postgres project's global setup creates. */
+export const TEMPLATE_DB = `shortener_template_${process.env.TEST_RUN_ID ?? "dev"}`;
+
+function adminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error("TEST_DATABASE_URL is not set for the postgres test project");
+  return url;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * A fresh, migrated database of its own for one test file: an in-memory PGlite, or a new Postgres
+ * database cloned from the migrated template. `close()` also drops the Postgres database.
+ */
+export async function openTestDb(options: { poolSize?: number } = {}): Promise<Database & { url?: string }> {
+  if (testDriver() === "pglite") {
+    const database = await openDb({ dataDir: undefined });
+    await migrate(database);
+    return database;
+  }
+  const name = `shortener_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}" template "${TEMPLATE_DB}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(adminUrl(), name);
+  const database = await openDb({ url, poolSize: options.poolSize ?? 10 });
+  return {
+    ...database,
+    url,
+    async close() {
+      await database.close();
+      const cleanup = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+      try {
+        await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await cleanup.end();
+      }
+    },
+  };
+}
+
+/** Global setup of the Postgres project: (re)creates the migrated template database. */
+export async function createTemplateDb(): Promise<() => Promise<void>> {
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists "${TEMPLATE_DB}" with (force)`);
+    await admin.unsafe(`create database "${TEMPLATE_DB}"`);
+  } finally {
+    await admin.end();
+  }
+  const template = await openDb({ url: withDatabase(adminUrl(), TEMPLATE_DB), poolSize: 2 });
+  try {
+    await migrate(template);
+  } finally {
+    await template.close();
+  }
+  return async () => {
+    const cleanup = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+    try {
+      await cleanup.unsafe(`drop database if exists "${TEMPLATE_DB}" with (force)`);
+    } finally {
+      await cleanup.end();
+    }
+  };
+}

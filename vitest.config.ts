@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto";
+import { connect } from "node:net";
+import { defineConfig } from "vitest/config";
+
+/**
+ * Three projects: `unit` (pure tests), `pglite` and `postgres` (every `*.db.test.ts`, once per driver).
+ * Postgres is TEST_DATABASE_URL, or the machine's local server when that is unset; `TEST_DATABASE_URL=off`
+ * runs PGlite only. An explicitly set URL that cannot be reached fails the run.
+ */
+const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
+
+function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 5432) });
+    socket.setTimeout(1500);
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => (socket.destroy(), resolve(false)));
+  });
+}
+
+export default defineConfig(async () => {
+  const explicit = process.env.TEST_DATABASE_URL;
+  let postgresUrl: string | undefined = explicit === "off" ? undefined : (explicit ?? LOCAL_POSTGRES);
+  if (postgresUrl && !(await reachable(postgresUrl))) {
+    if (explicit) throw new Error(`TEST_DATABASE_URL=${explicit} cannot be reached`);
+    console.warn(`\n  No PostgreSQL at ${LOCAL_POSTGRES}: running the database suites on PGlite only.\n`);
+    postgresUrl = undefined;
+  }
+  const runId = randomBytes(4).toString("hex");
+  const dbTests = ["**/*.db.test.ts"];
+  const exclude = ["**/node_modules/**", "**/dist/**"];
+  return {
+    test: {
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      projects: [
+        { extends: true, test: { name: "unit", include: ["**/*.test.ts"], exclude: [...exclude, ...dbTests] } },
+        { extends: true, test: { name: "pglite", include: dbTests, exclude, env: { TEST_DB_DRIVER: "pglite" } } },
+        ...(postgresUrl
+          ? [
+              {
+                extends: true,
+                test: {
+                  name: "postgres",
+                  include: dbTests,
+                  exclude,
+                  env: { TEST_DB_DRIVER: "postgres", TEST_DATABASE_URL: postgresUrl, TEST_RUN_ID: runId },
+                  globalSetup: ["./tooling/vitest/postgres-setup.ts"],
+                },
+              },
+            ]
+          : []),
+      ],
+    },
+  };
+});
