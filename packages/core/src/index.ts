@@ -9,3 +9,4 @@ export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts
 export { createUser, deleteUser, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";
+export { findDomainByHost, hostCandidates, type ServedDomain } from "./domains/find-domain-by-host.ts";

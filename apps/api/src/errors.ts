@@ -1,0 +1,68 @@
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { CoreError, ValidationError, type CoreErrorCode } from "@shortener/core";
+
+/** The one table both transports use: a core error code → HTTP status, tRPC code and REST `code` slug. */
+export const ERROR_TABLE: Record<CoreErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY; slug: string }> = {
+  NOT_FOUND: { http: 404, trpc: "NOT_FOUND", slug: "not_found" },
+  CONFLICT: { http: 409, trpc: "CONFLICT", slug: "conflict" },
+  VALIDATION: { http: 422, trpc: "BAD_REQUEST", slug: "validation_failed" },
+  FORBIDDEN: { http: 403, trpc: "FORBIDDEN", slug: "forbidden" },
+  LIMIT_EXCEEDED: { http: 413, trpc: "PAYLOAD_TOO_LARGE", slug: "payload_too_large" },
+  INTERNAL: { http: 500, trpc: "INTERNAL_SERVER_ERROR", slug: "internal_error" },
+};
+
+/** The REST error body of CONTRACT §2: `message` (an object of field errors on 422), `code`, `status`. */
+export type ErrorBody = { message: string | Record<string, string[]>; code: string; status: number };
+
+/** An error the HTTP layer raises itself (authentication, rate limits, bad bodies). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+export const NOT_FOUND_MESSAGE = "Resource not found.";
+export const unauthenticated = () => new HttpError(401, "unauthenticated", "Unauthenticated.");
+export const notFound = () => new HttpError(404, "not_found", NOT_FOUND_MESSAGE);
+
+/** Maps Fastify's own client errors (body too large, bad media type, bad JSON) to our codes. */
+const FASTIFY_STATUS_CODES: Record<number, string> = {
+  400: "bad_request",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+};
+
+const FASTIFY_MESSAGES: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "The request body is larger than 1 MiB.",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "The content type is not supported: send application/x-www-form-urlencoded or application/json.",
+  FST_ERR_CTP_INVALID_JSON_BODY: "The request body is not valid JSON.",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "The request body is empty but its content type is application/json.",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length header does not match the body.",
+};
+
+/** Any thrown value → status and REST body. Unknown errors become a generic 500 (the caller logs the cause). */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; headers: Record<string, string>; isUnexpected: boolean } {
+  if (error instanceof HttpError) {
+    return { status: error.status, body: { message: error.message, code: error.code, status: error.status }, headers: error.headers, isUnexpected: false };
+  }
+  if (error instanceof CoreError && error.code !== "INTERNAL") {
+    const entry = ERROR_TABLE[error.code];
+    const message =
+      error instanceof ValidationError ? error.fields : error.code === "NOT_FOUND" ? NOT_FOUND_MESSAGE : error.message;
+    return { status: entry.http, body: { message, code: entry.slug, status: entry.http }, headers: {}, isUnexpected: false };
+  }
+  const e = error as { statusCode?: unknown; code?: unknown; message?: unknown };
+  if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
+    const status = e.statusCode;
+    const code = FASTIFY_STATUS_CODES[status] ?? "bad_request";
+    const message = (typeof e.code === "string" && FASTIFY_MESSAGES[e.code]) || "The request could not be understood.";
+    return { status, body: { message, code, status }, headers: {}, isUnexpected: false };
+  }
+  return { status: 500, body: { message: "Server Error.", code: "internal_error", status: 500 }, headers: {}, isUnexpected: true };
+}

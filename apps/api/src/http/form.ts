@@ -1,0 +1,49 @@
+import qs from "qs";
+import { HttpError } from "../errors.ts";
+
+/** Limits that keep a hostile form from costing more than a normal one. */
+const FORM_LIMITS = { depth: 3, arrayLimit: 100, parameterLimit: 2_000 } as const;
+
+/**
+ * Decodes an `application/x-www-form-urlencoded` body with bracket notation: `a[]` and repeated keys
+ * become arrays, `a[0][b]` nested objects. Prototype keys are dropped. `""` becomes `null`, which the
+ * schemas read as "clear this field" on update and as "not sent" on create (docs/adr/0004-forms.md).
+ */
+export function decodeForm(body: string): Record<string, unknown> {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = qs.parse(body, {
+      ...FORM_LIMITS,
+      allowPrototypes: false,
+      plainObjects: true,
+      allowDots: false,
+      comma: false,
+      duplicates: "combine",
+      strictDepth: true,
+      throwOnLimitExceeded: true,
+      charset: "utf-8",
+    }) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new HttpError(400, "bad_request", `The form is too large or too deeply nested (at most ${FORM_LIMITS.parameterLimit} fields, ${FORM_LIMITS.arrayLimit} entries a list, ${FORM_LIMITS.depth} levels).`);
+    }
+    throw error;
+  }
+  return normalizeBody(parsed) as Record<string, unknown>;
+}
+
+/** `""` → `null` everywhere, and prototype keys dropped (JSON bodies go through this too). */
+export function normalizeBody(value: unknown): unknown {
+  if (value === "") return null;
+  if (Array.isArray(value)) return value.map(normalizeBody);
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>);
+    const out: Record<string, unknown> = Object.create(null);
+    for (const [k, v] of entries) {
+      if (k === "__proto__" || k === "constructor" || k === "prototype") continue;
+      out[k] = normalizeBody(v);
+    }
+    return { ...out };
+  }
+  return value;
+}

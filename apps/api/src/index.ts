@@ -1,0 +1,4 @@
+export { createApi, isApiPath } from "./app.ts";
+export { DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps } from "./deps.ts";
+export { ERROR_TABLE, HttpError, toErrorResponse } from "./errors.ts";
+export { decodeForm } from "./http/form.ts";

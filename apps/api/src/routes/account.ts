@@ -1,0 +1,37 @@
+import type { FastifyInstance } from "fastify";
+import { createUser, deleteUser, getAccount, listUsers, rotateApiKey } from "@shortener/core";
+import type { ApiDeps } from "../deps.ts";
+import { ctxOf } from "../http/auth.ts";
+import { sendDeleted, sendList, sendOne } from "../http/envelope.ts";
+import { idParam, resource } from "../http/routes.ts";
+import { toUserJson } from "../serialize/users.ts";
+
+/** CONTRACT §9: the caller's account and key, and the admin's user management. */
+export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  resource(app, "/account", {
+    GET: async (request, reply) => sendOne(reply, toUserJson(await getAccount({ ctx: ctxOf(deps, request) }))),
+  });
+
+  resource(app, "/account/api-key", {
+    POST: async (request, reply) => {
+      const keyId = request.auth?.keyId ?? 0;
+      const { apiKey } = await rotateApiKey({ ctx: ctxOf(deps, request), keyId });
+      return sendOne(reply, { api_key: apiKey }, 201);
+    },
+  });
+
+  resource(app, "/users", {
+    GET: async (request, reply) => sendList(request, reply, await listUsers({ ctx: ctxOf(deps, request), input: request.query as never }), toUserJson),
+    POST: async (request, reply) => {
+      const { user, apiKey } = await createUser({ ctx: ctxOf(deps, request), input: (request.body ?? {}) as never });
+      return sendOne(reply, { ...toUserJson(user), api_key: apiKey }, 201);
+    },
+  });
+
+  resource(app, "/users/:id", {
+    DELETE: async (request, reply) => {
+      const { id } = await deleteUser({ ctx: ctxOf(deps, request), input: { id: idParam(request.params) } });
+      return sendDeleted(reply, id, "user");
+    },
+  });
+}

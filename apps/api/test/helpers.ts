@@ -1,0 +1,43 @@
+import type { FastifyInstance, InjectOptions } from "fastify";
+import type { Database } from "@shortener/db";
+import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
+import { createApi, DEFAULT_API_CONFIG, type ApiConfig } from "../src/index.ts";
+
+export type TestApi = {
+  app: FastifyInstance;
+  database: Database;
+  user(role?: "admin" | "user"): Promise<TestUser>;
+  /** A request with the user's bearer key and a form-encoded body. */
+  call(user: TestUser | string | undefined, method: InjectOptions["method"], url: string, form?: Record<string, string | string[]>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  close(): Promise<void>;
+};
+
+export async function createTestApi(config: Partial<ApiConfig> = {}): Promise<TestApi> {
+  const database = await openTestDb();
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...config } });
+  await app.ready();
+  return {
+    app,
+    database,
+    user: (role = "user") => createTestUser(database.db, { role }),
+    async call(user, method, url, form) {
+      const key = typeof user === "string" ? user : user?.apiKey;
+      const headers: Record<string, string> = { accept: "application/json" };
+      if (key) headers.authorization = `Bearer ${key}`;
+      let payload: string | undefined;
+      if (form) {
+        const params = new URLSearchParams();
+        for (const [k, v] of Object.entries(form)) for (const item of Array.isArray(v) ? v : [v]) params.append(k, item);
+        payload = params.toString();
+        headers["content-type"] = "application/x-www-form-urlencoded";
+      }
+      const res = await app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
+      const isJson = String(res.headers["content-type"] ?? "").startsWith("application/json");
+      return { status: res.statusCode, body: isJson ? res.json() : res.body, headers: res.headers };
+    },
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}

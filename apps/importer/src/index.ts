@@ -1,0 +1,1 @@
+export { readCsvRows, CsvFormatError, type CsvRow } from "./csv.ts";

@@ -1,0 +1,45 @@
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { CsvFormatError, readCsvRows } from "../src/csv.ts";
+
+async function rows(text: string | Buffer) {
+  const out = [];
+  for await (const row of readCsvRows(Readable.from([typeof text === "string" ? Buffer.from(text) : text]))) out.push(row);
+  return out;
+}
+
+describe("readCsvRows", () => {
+  it("gives each row its file line, header being line 1", async () => {
+    expect(await rows("url,alias\nhttps://a.test,a\nhttps://b.test,b\n")).toEqual([
+      { line: 2, fields: { url: "https://a.test", alias: "a" } },
+      { line: 3, fields: { url: "https://b.test", alias: "b" } },
+    ]);
+  });
+
+  it("accepts a BOM, CRLF, header spacing and case", async () => {
+    const text = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(" URL , Alias\r\nhttps://a.test,a\r\n")]);
+    expect(await rows(text)).toEqual([{ line: 2, fields: { url: "https://a.test", alias: "a" } }]);
+  });
+
+  it("keeps line numbers right after quoted fields that span lines, and skips blank lines", async () => {
+    const result = await rows('url,title\nhttps://a.test,"two\nlines"\n\nhttps://b.test,"say ""hi"""\n');
+    expect(result).toEqual([
+      { line: 2, fields: { url: "https://a.test", title: "two\nlines" } },
+      { line: 5, fields: { url: "https://b.test", title: 'say "hi"' } },
+    ]);
+  });
+
+  it("reports malformed quoting as a CsvFormatError with its line", async () => {
+    await expect(rows('url,title\nhttps://a.test,"open\n')).rejects.toBeInstanceOf(CsvFormatError);
+  });
+
+  it("refuses a record larger than the limit", async () => {
+    const text = `url\n${"x".repeat(2000)}\n`;
+    const out = [];
+    await expect(
+      (async () => {
+        for await (const row of readCsvRows(Readable.from([Buffer.from(text)]), { maxRecordBytes: 1000 })) out.push(row);
+      })(),
+    ).rejects.toBeInstanceOf(CsvFormatError);
+  });
+});

@@ -1,0 +1,85 @@
+import { createServer, type Server } from "node:http";
+import { resolve } from "node:path";
+import type { Logger } from "pino";
+import { createApi, isApiPath } from "@shortener/api";
+import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
+import { migrate, openDb, type Database } from "@shortener/db";
+import { createRedirect } from "@shortener/redirect";
+import type { Env } from "./env.ts";
+import { lockDataDir } from "./lock.ts";
+
+export type RunningServer = {
+  server: Server;
+  database: Database;
+  url: string;
+  boot: BootstrapResult;
+  close(): Promise<void>;
+};
+
+/** The name visitors and the API use for this service's own address. */
+export function localDomainName(host: string, port: number): string {
+  const name = ["127.0.0.1", "0.0.0.0", "::", "::1", "localhost"].includes(host) ? "localhost" : host;
+  return `${name}:${port}`;
+}
+
+/** Everything in one process on one port: API, tRPC, stats, health, and the visitor side. */
+export async function startServer(env: Env, logger: Logger, now: () => Date = () => new Date()): Promise<RunningServer> {
+  const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
+  let database: Database | undefined;
+  try {
+    database = env.DATABASE_URL
+      ? await openDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
+      : await openDb({ dataDir: resolve(env.DATA_DIR) });
+    await migrate(database);
+    const sys = { db: database.db, now };
+    const localDomain = localDomainName(env.HOST, env.PORT);
+    const boot = await bootstrap(sys, { adminApiKey: env.ADMIN_API_KEY, localDomain });
+    await resolveSecret(database.db, env.SECRET);
+
+    const api = await createApi({
+      database,
+      now,
+      logger,
+      config: {
+        shortUrlScheme: env.SHORT_URL_SCHEME,
+        rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+        trustProxy: env.TRUST_PROXY ?? false,
+        bodyLimit: 1024 * 1024,
+      },
+    });
+    await api.ready();
+    const redirect = createRedirect({ database, now, config: { redirectStatus: env.REDIRECT_STATUS }, log: logger });
+
+    const server = createServer((req, res) => {
+      if (isApiPath(req.url ?? "/")) api.routing(req, res);
+      else redirect.handle(req, res);
+    });
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((ok, fail) => {
+      server.once("error", fail);
+      server.listen(env.PORT, env.HOST, () => ok());
+    });
+    const db = database;
+    return {
+      server,
+      database: db,
+      url: `http://${localDomain}`,
+      boot,
+      async close() {
+        const closed = new Promise<void>((ok) => server.close(() => ok()));
+        server.closeIdleConnections();
+        const force = setTimeout(() => server.closeAllConnections(), 5_000);
+        await closed;
+        clearTimeout(force);
+        await redirect.close();
+        await api.close();
+        await db.close();
+        unlock();
+      },
+    };
+  } catch (error) {
+    await database?.close().catch(() => {});
+    unlock();
+    throw error;
+  }
+}

@@ -1,0 +1,19 @@
+import type { BootstrapResult } from "@shortener/core";
+
+/** What the first start prints: where it runs, the admin key (once) and a request to paste. */
+export function welcome(url: string, boot: BootstrapResult, driver: string): string {
+  const lines = [``, `Shortener is running at ${url} (${driver === "pglite" ? "embedded database" : "PostgreSQL"}).`];
+  if (boot.created) {
+    lines.push(
+      ``,
+      `First start: created the admin (${boot.adminEmail}) and the domain ${boot.domainName}.`,
+      boot.apiKeyWasGenerated ? `Admin API key (shown only this once; store it now):` : `Admin API key: the one given in ADMIN_API_KEY.`,
+      ...(boot.apiKeyWasGenerated ? [`  ${boot.apiKey}`] : []),
+      ``,
+      `Try it:`,
+      `  curl -H "Authorization: Bearer ${boot.apiKeyWasGenerated ? boot.apiKey : "$ADMIN_API_KEY"}" ${url}/api/v1/account`,
+    );
+  }
+  lines.push(``, `Health: ${url}/healthz   Readiness: ${url}/readyz   Stop: Ctrl+C`, ``);
+  return lines.join("\n");
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { parseEnv } from "../src/env.ts";
+
+describe("settings (CONTRACT §13)", () => {
+  it("has the documented defaults", () => {
+    expect(parseEnv({})).toMatchObject({
+      PORT: 3000,
+      HOST: "127.0.0.1",
+      DATA_DIR: "./.data",
+      REDIRECT_STATUS: 302,
+      RATE_LIMIT_PER_MINUTE: 120,
+      LOG_LEVEL: "info",
+    });
+  });
+
+  it("reads good values, and empty values count as unset", () => {
+    const env = parseEnv({ PORT: "8080", REDIRECT_STATUS: "308", TRUST_PROXY: "10.0.0.1, 192.168.0.0/16", SHORT_URL_SCHEME: "http", HOST: "" });
+    expect(env).toMatchObject({ PORT: 8080, REDIRECT_STATUS: 308, TRUST_PROXY: ["10.0.0.1", "192.168.0.0/16"], SHORT_URL_SCHEME: "http", HOST: "127.0.0.1" });
+    expect(parseEnv({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "0"],
+    ["PORT", "70000"],
+    ["REDIRECT_STATUS", "303"],
+    ["RATE_LIMIT_PER_MINUTE", "-5"],
+    ["ADMIN_API_KEY", "too-short"],
+    ["ADMIN_API_KEY", `has space ${"x".repeat(40)}`],
+    ["DATABASE_URL", "mysql://x"],
+    ["SHORT_URL_SCHEME", "ftp"],
+    ["TRUST_PROXY", "not-an-ip"],
+    ["REDIS_URL", "http://x"],
+    ["SECRET", "short"],
+    ["LOG_LEVEL", "loud"],
+    ["GEO_COUNTRY_HEADER", "bad header"],
+  ])("%s=%s stops the start with one line naming it", (name, value) => {
+    let message = "";
+    try {
+      parseEnv({ [name]: value });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(new RegExp(`^Invalid setting ${name}: `));
+    expect(message).not.toContain("\n");
+  });
+});

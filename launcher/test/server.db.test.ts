@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { openTestDb } from "@shortener/core/testing";
+import { testDriver } from "@shortener/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEnv } from "../src/env.ts";
+import { startServer } from "../src/server.ts";
+
+const logger = pino({ level: "silent" });
+const ADMIN_KEY = `shk_${"A".repeat(40)}`;
+
+/** Each run gets its own storage: a temporary data folder, or its own Postgres database. */
+let settings: Record<string, string>;
+let cleanup: () => Promise<void>;
+beforeAll(async () => {
+  if (testDriver() === "pglite") {
+    const dir = mkdtempSync(join(tmpdir(), "shortener-"));
+    settings = { DATA_DIR: dir };
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const db = await openTestDb();
+    await db.db.execute("drop schema public cascade; create schema public; drop schema if exists drizzle cascade;" as never);
+    settings = { DATABASE_URL: db.url ?? "" };
+    cleanup = () => db.close();
+  }
+});
+afterAll(async () => {
+  await cleanup?.();
+});
+
+async function start(port: number) {
+  return startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), logger);
+}
+
+async function get(url: string, key?: string) {
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("the all-in-one server", () => {
+  it("keeps every user and key across a stop and a start, and bootstraps only once", async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const first = await start(port);
+    expect(first.boot.created).toBe(true);
+    const base = `http://127.0.0.1:${port}`;
+    expect((await get(`${base}/api/v1/account`, ADMIN_KEY)).body.data.role).toBe("admin");
+    const res = await fetch(`${base}/api/v1/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/x-www-form-urlencoded" },
+      body: "email=kept%40example.test&name=Kept",
+    });
+    const userKey = ((await res.json()) as any).data.api_key as string;
+    expect(res.status).toBe(201);
+    await first.close();
+
+    const second = await start(port);
+    try {
+      expect(second.boot.created).toBe(false);
+      expect((await get(`${base}/api/v1/account`, userKey)).body.data.email).toBe("kept@example.test");
+      expect((await get(`${base}/api/v1/account`, ADMIN_KEY)).status).toBe(200);
+      expect((await get(`${base}/healthz`)).body).toEqual({ status: "ok" });
+      expect((await get(`${base}/readyz`)).body).toEqual({ status: "ok" });
+      const visitor = await fetch(`${base}/some-alias`, { redirect: "manual" });
+      expect(visitor.status).toBe(404);
+      expect(visitor.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    } finally {
+      await second.close();
+    }
+  });
+});
