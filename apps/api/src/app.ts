@@ -5,6 +5,8 @@ import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { authenticate } from "./http/auth.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { resourceRoutes } from "./routes/resources.ts";
+import { createSerializers } from "./serialize/resources.ts";
 
 /** Paths the API answers; the launcher sends every other path to the visitor side. */
 export function isApiPath(url: string): boolean {
@@ -60,6 +62,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     async (api) => {
       api.addHook("onRequest", authenticate(deps));
       accountRoutes(api, deps);
+      resourceRoutes(api, deps, createSerializers(deps.config));
     },
     { prefix: "/api/v1" },
   );

@@ -1,12 +1,12 @@
-import { intEnumField, intField, stringEnumField } from "./validation.ts";
+import { defaulted, intEnumField, intField, stringEnumField } from "./validation.ts";
 
 export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
 
 /** The paging part every list shares: `page` (1-based), `per_page` and `sort`. */
 export const PageParams = {
-  page: intField("page", { min: 1, max: 1_000_000 }).default(1),
-  per_page: intEnumField("per page", PER_PAGE_VALUES).default(10),
-  sort: stringEnumField("sort", ["desc", "asc"]).default("desc"),
+  page: defaulted(intField("page", { min: 1, max: 1_000_000 }), 1),
+  per_page: defaulted(intEnumField("per page", PER_PAGE_VALUES), 10),
+  sort: defaulted(stringEnumField("sort", ["desc", "asc"]), "desc"),
 };
 
 export type Page<T> = { data: T[]; total: number; page: number; perPage: number };

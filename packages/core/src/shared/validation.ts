@@ -56,3 +56,56 @@ export function textField(label: string, min: number, max: number) {
     .min(min, { error: min === 1 ? `The ${label} field is required.` : `The ${label} must be at least ${min} characters.` })
     .max(max, { error: `The ${label} must not be greater than ${max} characters.` });
 }
+
+/** `value` when the field is absent or empty; otherwise `schema` decides. */
+export function defaulted<S extends z.ZodType>(schema: S, value: z.output<S>) {
+  return schema.nullish().transform((v) => (v ?? value) as z.output<S>);
+}
+
+/** On create, `null` (an empty form value) means "not sent". */
+export function onCreate<S extends z.ZodType>(schema: S) {
+  return schema.nullish().transform((v) => (v === null ? undefined : v) as z.output<S> | undefined);
+}
+
+/** On update, `undefined` means "leave as is" and `null` (an empty form value) means "clear it". */
+export function onUpdate<S extends z.ZodType>(schema: S) {
+  return schema.nullable().optional();
+}
+
+/** A field that is never accepted (e.g. `domain_id` on update): any value sent is a 422. */
+export function refused(message: string) {
+  return z.undefined({ error: message }).optional();
+}
+
+/**
+ * Parses each field of `shape` on its own, so that every failing field is reported together and the
+ * fields that did parse are available for the checks that need the database.
+ */
+export function parseFields<T extends z.ZodRawShape>(
+  shape: T,
+  input: unknown,
+): { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
+  const source = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+  const values: Record<string, unknown> = {};
+  const errors: FieldErrors = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    const result = (schema as z.ZodType).safeParse(Object.hasOwn(source, key) ? source[key] : undefined);
+    if (result.success) {
+      if (result.data !== undefined) values[key] = result.data;
+    } else {
+      for (const [field, messages] of Object.entries(toFieldErrors(result.error))) {
+        const name = field === "_" ? key : `${key}.${field}`;
+        (errors[name] ??= []).push(...messages);
+      }
+    }
+  }
+  return { values: values as { [K in keyof T]?: z.output<T[K]> }, errors };
+}
+
+export function addError(errors: FieldErrors, field: string, message: string): void {
+  (errors[field] ??= []).push(message);
+}
+
+export function throwIfErrors(errors: FieldErrors): void {
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+}

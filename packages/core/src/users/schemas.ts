@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PageParams } from "../shared/pagination.ts";
-import { idField, stringEnumField, textField } from "../shared/validation.ts";
+import { defaulted, idField, onCreate, stringEnumField, textField } from "../shared/validation.ts";
 
 export const CreateUserInput = z.object({
   email: z
@@ -15,9 +15,9 @@ export type CreateUserInput = z.input<typeof CreateUserInput>;
 
 export const ListUsersInput = z.object({
   ...PageParams,
-  search: z.string().max(255).optional(),
-  search_by: stringEnumField("search by", ["email", "name"]).default("email"),
-  sort_by: stringEnumField("sort by", ["id", "email", "name"]).default("id"),
+  search: onCreate(z.string().max(255)),
+  search_by: defaulted(stringEnumField("search by", ["email", "name"]), "email"),
+  sort_by: defaulted(stringEnumField("sort by", ["id", "email", "name"]), "id"),
 });
 export type ListUsersInput = z.input<typeof ListUsersInput>;
 

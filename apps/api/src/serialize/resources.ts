@@ -1,0 +1,59 @@
+import { isLocalOrIp, type Domain, type Link, type Pixel, type Space } from "@shortener/core";
+import type { ApiConfig } from "../deps.ts";
+
+/** REST's and tRPC's JSON for each resource (CONTRACT §3): snake_case, typed values, null when not set. */
+export type Serializers = ReturnType<typeof createSerializers>;
+
+const iso = (d: Date) => d.toISOString();
+
+export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
+  const domainUrl = (name: string) => `${config.shortUrlScheme ?? (isLocalOrIp(name) ? "http" : "https")}://${name}`;
+
+  const domain = (d: Domain) => ({
+    id: d.id,
+    name: d.name,
+    url: domainUrl(d.name),
+    index_page: d.indexPage,
+    not_found_page: d.notFoundPage,
+    created_at: iso(d.createdAt),
+    updated_at: iso(d.updatedAt),
+  });
+
+  const space = (s: Space) => ({ id: s.id, name: s.name, color: s.color, created_at: iso(s.createdAt), updated_at: iso(s.updatedAt) });
+
+  const pixel = (p: Pixel) => ({ id: p.id, name: p.name, type: p.type, value: p.value, created_at: iso(p.createdAt), updated_at: iso(p.updatedAt) });
+
+  const targets = (entries: Link["countryTarget"]) => (entries?.length ? entries.map((e) => ({ key: e.key ?? null, value: e.value })) : null);
+
+  const link = (l: Link) => ({
+    id: l.id,
+    alias: l.alias,
+    url: l.url,
+    short_url: `${domainUrl(l.domain.name)}/${l.alias}`,
+    title: l.title,
+    target_type: l.targetType,
+    country_target: targets(l.countryTarget),
+    platform_target: targets(l.platformTarget),
+    language_target: targets(l.languageTarget),
+    rotation_target: l.rotationTarget?.length ? l.rotationTarget.map((e) => ({ value: e.value })) : null,
+    last_rotation: l.lastRotation,
+    disabled: l.disabled ? 1 : 0,
+    privacy: l.privacy,
+    privacy_password: l.hasPrivacyPassword,
+    password: l.hasPassword,
+    expiration_url: l.expirationUrl,
+    expiration_clicks: l.expirationClicks,
+    expiration_date: l.endsAt ? iso(l.endsAt).slice(0, 10) : null,
+    expiration_time: l.endsAt ? iso(l.endsAt).slice(11, 16) : null,
+    ends_at: l.endsAt ? iso(l.endsAt) : null,
+    clicks: l.clicks,
+    status: l.status,
+    space: l.space ? { id: l.space.id, name: l.space.name, color: l.space.color } : null,
+    domain: domain(l.domain),
+    pixels: l.pixels.map((p) => ({ id: p.id, name: p.name, type: p.type, value: p.value })),
+    created_at: iso(l.createdAt),
+    updated_at: iso(l.updatedAt),
+  });
+
+  return { domain, space, pixel, link };
+}

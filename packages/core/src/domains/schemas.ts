@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { normalizeDomainName, urlField } from "../shared/url.ts";
+import { PageParams } from "../shared/pagination.ts";
+import { defaulted, onCreate, onUpdate, refused, stringEnumField } from "../shared/validation.ts";
+
+const name = z.string({ error: "The name field is required." }).transform((value, ctx) => {
+  const normalized = normalizeDomainName(value);
+  if (!normalized) {
+    ctx.addIssue({ code: "custom", message: "The name must be a host name or an IPv4 address, with an optional port." });
+    return z.NEVER;
+  }
+  return normalized;
+});
+
+export const CreateDomainShape = {
+  name,
+  index_page: onCreate(urlField("index page")),
+  not_found_page: onCreate(urlField("not found page")),
+};
+export const CreateDomainInput = z.object(CreateDomainShape);
+export type CreateDomainInput = z.input<typeof CreateDomainInput>;
+
+export const UpdateDomainShape = {
+  name: refused("The name cannot be changed."),
+  index_page: onUpdate(urlField("index page")),
+  not_found_page: onUpdate(urlField("not found page")),
+};
+export const UpdateDomainInput = z.object(UpdateDomainShape);
+export type UpdateDomainInput = z.input<typeof UpdateDomainInput>;
+
+export const ListDomainsInput = z.object({
+  ...PageParams,
+  search: onCreate(z.string().max(255)),
+  search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
+  sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
+});
+export type ListDomainsInput = z.input<typeof ListDomainsInput>;

@@ -1,0 +1,97 @@
+
+import { linkPixels, links } from "@shortener/db";
+import { withTransaction, type Ctx } from "../context.ts";
+import { ValidationError } from "../errors.ts";
+import { notifyChange } from "../shared/changes.ts";
+import { hashPassword } from "../shared/hash.ts";
+import { randomBase62 } from "../shared/random.ts";
+import { parseFields, throwIfErrors } from "../shared/validation.ts";
+import { findOwnedLink, type Link } from "./load-links.ts";
+import { CreateLinkShape, type CreateLinkInput } from "./schemas.ts";
+import { checkDraft, checkReferences, destinations, resolveEndsAt } from "./validate-link.ts";
+
+export const RANDOM_ALIAS_LENGTH = 6;
+const RANDOM_ALIAS_ATTEMPTS = 8;
+
+/**
+ * Creates a link (CONTRACT §4). Every failing field is reported at once. The unique index on
+ * (domain, alias) decides between concurrent creates of one alias: one wins, the others get a 422.
+ */
+export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkInput }): Promise<Link> {
+  const { values: v, errors } = parseFields(CreateLinkShape, input);
+  const now = ctx.now();
+  const endsAt = resolveEndsAt(v, null, now, errors);
+  checkDraft(
+    {
+      targetType: v.target_type ?? 0,
+      groups: { country: v.country ?? null, platform: v.platform ?? null, language: v.language ?? null, rotation: v.rotation ?? null },
+      privacy: v.privacy ?? 0,
+      hasPrivacyPassword: v.privacy_password !== undefined,
+    },
+    errors,
+  );
+  await checkReferences(
+    ctx.db,
+    ctx.actor.userId,
+    {
+      domainId: v.domain_id,
+      spaceId: v.space_id,
+      pixelIds: v.pixel_ids,
+      alias: v.alias && v.domain_id ? { domainId: v.domain_id, alias: v.alias } : undefined,
+      urls: destinations(v),
+    },
+    errors,
+  );
+  throwIfErrors(errors);
+
+  const [passwordHash, privacyPasswordHash] = await Promise.all([
+    v.password ? hashPassword(v.password) : null,
+    v.privacy_password ? hashPassword(v.privacy_password) : null,
+  ]);
+  const domainId = v.domain_id as number;
+  const row = {
+    userId: ctx.actor.userId,
+    domainId,
+    spaceId: v.space_id ?? null,
+    url: v.url as string,
+    title: v.title ?? null,
+    passwordHash,
+    disabled: v.disabled === 1,
+    privacy: v.privacy ?? 0,
+    privacyPasswordHash,
+    expirationUrl: v.expiration_url ?? null,
+    expirationClicks: v.expiration_clicks ?? 0,
+    endsAt: endsAt ?? null,
+    targetType: v.target_type ?? 0,
+    countryTarget: v.country?.length ? v.country : null,
+    platformTarget: v.platform?.length ? v.platform : null,
+    languageTarget: v.language?.length ? v.language : null,
+    rotationTarget: v.rotation?.length ? v.rotation : null,
+    createdAt: now,
+    updatedAt: now,
+  };
+
+  return withTransaction(ctx, async (tx) => {
+    let id: number | undefined;
+    let alias = v.alias ?? "";
+    for (let attempt = 0; id === undefined; attempt++) {
+      if (!v.alias) {
+        if (attempt >= RANDOM_ALIAS_ATTEMPTS) throw new Error("no free random alias after several attempts");
+        alias = randomBase62(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2));
+      }
+      const [inserted] = await tx.db
+        .insert(links)
+        .values({ ...row, alias })
+        .onConflictDoNothing({ target: [links.domainId, links.alias] })
+        .returning({ id: links.id });
+      id = inserted?.id;
+      if (id === undefined && v.alias) throw ValidationError.field("alias", "The alias has already been taken.");
+    }
+    if (v.pixel_ids?.length) await tx.db.insert(linkPixels).values(v.pixel_ids.map((pixelId) => ({ linkId: id as number, pixelId })));
+    await notifyChange(tx.db, { kind: "link", id, domainId, alias });
+    const link = await findOwnedLink(tx.db, now, tx.actor.userId, id);
+    if (!link) throw new Error("created link not found");
+    return link;
+  });
+}
+

@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { COUNTRY_CODES, LANGUAGE_CODES, PLATFORMS, RESERVED_ALIASES } from "../shared/codes.ts";
+import { PageParams } from "../shared/pagination.ts";
+import { urlField } from "../shared/url.ts";
+import { defaulted, idField, intEnumField, intField, onCreate, onUpdate, refused, stringEnumField, textField } from "../shared/validation.ts";
+
+export const MAX_TARGETS = 100;
+export const TARGET_TYPES = { none: 0, country: 1, platform: 2, language: 3, rotation: 4 } as const;
+export type TargetGroup = "country" | "platform" | "language" | "rotation";
+export const TARGET_GROUPS: readonly TargetGroup[] = ["country", "platform", "language", "rotation"];
+export const GROUP_OF_TYPE: Record<number, TargetGroup | undefined> = { 1: "country", 2: "platform", 3: "language", 4: "rotation" };
+
+const alias = z
+  .string({ error: "The alias must be a string." })
+  .min(1, { error: "The alias field is required." })
+  .max(255, { error: "The alias must not be greater than 255 characters." })
+  .regex(/^[A-Za-z0-9_-]+$/, { error: "The alias may only contain letters, numbers, dashes and underscores." })
+  .refine((value) => !RESERVED_ALIASES.has(value.toLowerCase()), { error: "The alias is reserved by the service." });
+
+const secret = (label: string) => textField(label, 1, 128);
+
+/** `YYYY-MM-DD`, a real calendar date. */
+const date = z
+  .string({ error: "The expiration date must be a date in the format YYYY-MM-DD." })
+  .refine((value) => {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+    const d = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
+  }, { error: "The expiration date must be a date in the format YYYY-MM-DD." });
+
+const time = z
+  .string({ error: "The expiration time must be a time in the format HH:MM." })
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "The expiration time must be a time in the format HH:MM." });
+
+/** `pixel_ids[]=1&pixel_ids[]=2`, `pixel_ids[0]=1`, `pixel_ids=1,2` or a JSON array: unique ids. */
+const pixelIds = z.preprocess(
+  (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : typeof v === "number" ? [v] : v),
+  z
+    .array(idField("pixel id"), { error: "The pixel ids must be a list of ids." })
+    .max(MAX_TARGETS, { error: `The pixel ids may not have more than ${MAX_TARGETS} items.` })
+    .transform((ids) => [...new Set(ids)]),
+);
+
+function group<E extends z.ZodType<{ key?: string; value: string }>>(entry: E, label: string) {
+  return z
+    .array(entry, { error: `The ${label} targets must be a list of entries.` })
+    .max(MAX_TARGETS, { error: `The ${label} targets may not have more than ${MAX_TARGETS} entries.` })
+    .superRefine((entries, ctx) => {
+      const seen = new Set<string>();
+      entries.forEach((e, i) => {
+        if (e.key === undefined) return;
+        if (seen.has(e.key)) ctx.addIssue({ code: "custom", path: [i, "key"], message: `The ${label} ${e.key} is targeted twice.` });
+        seen.add(e.key);
+      });
+    });
+}
+
+const keyed = (key: z.ZodType<string>, label: string) =>
+  z.object({ key, value: urlField(`${label} target URL`) }, { error: `Each ${label} target needs a key and a value.` });
+
+const countryKey = z
+  .string({ error: "The country must be a country code." })
+  .transform((s) => s.trim().toUpperCase())
+  .refine((s) => COUNTRY_CODES.has(s), { error: "The country must be an ISO 3166-1 alpha-2 code." });
+const languageKey = z
+  .string({ error: "The language must be a language code." })
+  .transform((s) => s.trim().toLowerCase())
+  .refine((s) => LANGUAGE_CODES.has(s), { error: "The language must be an ISO 639-1 code." });
+const platformKey = z
+  .string({ error: "The platform must be a string." })
+  .transform((s, ctx) => {
+    const found = PLATFORMS.find((p) => p.toLowerCase() === s.trim().toLowerCase());
+    if (!found) {
+      ctx.addIssue({ code: "custom", message: `The platform must be one of ${PLATFORMS.join(", ")}.` });
+      return z.NEVER;
+    }
+    return found;
+  });
+
+export const countryTargets = group(keyed(countryKey, "country"), "country");
+export const platformTargets = group(keyed(platformKey, "platform"), "platform");
+export const languageTargets = group(keyed(languageKey, "language"), "language");
+export const rotationTargets = group(
+  z.object({ value: urlField("rotation target URL") }, { error: "Each rotation entry needs a value." }),
+  "rotation",
+);
+
+const requiredUrl = z.preprocess((v) => v ?? "", urlField("url"));
+
+/** Fields that mean the same on create and update. */
+const common = {
+  disabled: intEnumField("disabled", [0, 1] as const),
+  privacy: intEnumField("privacy", [0, 1, 2] as const),
+  expiration_clicks: intField("expiration clicks", { min: 0, max: 999_999_999 }),
+  target_type: intEnumField("target type", [0, 1, 2, 3, 4] as const),
+};
+
+export const CreateLinkShape = {
+  url: requiredUrl,
+  domain_id: z.preprocess((v) => v ?? undefined, idField("domain id").optional()).refine((v) => v !== undefined, { error: "The domain id field is required." }),
+  alias: onCreate(alias),
+  title: onCreate(textField("title", 1, 255)),
+  password: onCreate(secret("password")),
+  space_id: onCreate(idField("space id")),
+  pixel_ids: onCreate(pixelIds),
+  disabled: defaulted(common.disabled, 0),
+  privacy: defaulted(common.privacy, 0),
+  privacy_password: onCreate(secret("privacy password")),
+  expiration_url: onCreate(urlField("expiration url")),
+  expiration_date: onCreate(date),
+  expiration_time: onCreate(time),
+  expiration_clicks: defaulted(common.expiration_clicks, 0),
+  target_type: defaulted(common.target_type, 0),
+  country: onCreate(countryTargets),
+  platform: onCreate(platformTargets),
+  language: onCreate(languageTargets),
+  rotation: onCreate(rotationTargets),
+};
+export const CreateLinkInput = z.object(CreateLinkShape);
+export type CreateLinkInput = z.input<typeof CreateLinkInput>;
+
+/** On update every field is optional, only sent fields change, and an empty value clears a field. */
+export const UpdateLinkShape = {
+  url: z.preprocess((v) => (v === null ? "" : v), urlField("url")).optional(),
+  domain_id: refused("The domain id cannot be changed."),
+  alias: onCreate(alias),
+  title: onUpdate(textField("title", 1, 255)),
+  password: onUpdate(secret("password")),
+  space_id: onUpdate(idField("space id")),
+  pixel_ids: onUpdate(pixelIds),
+  disabled: onCreate(common.disabled),
+  privacy: onCreate(common.privacy),
+  privacy_password: onUpdate(secret("privacy password")),
+  expiration_url: onUpdate(urlField("expiration url")),
+  expiration_date: onUpdate(date),
+  expiration_time: onUpdate(time),
+  expiration_clicks: z.preprocess((v) => (v === null ? 0 : v), common.expiration_clicks).optional(),
+  target_type: onCreate(common.target_type),
+  country: onUpdate(countryTargets),
+  platform: onUpdate(platformTargets),
+  language: onUpdate(languageTargets),
+  rotation: onUpdate(rotationTargets),
+};
+export const UpdateLinkInput = z.object(UpdateLinkShape);
+export type UpdateLinkInput = z.input<typeof UpdateLinkInput>;
+
+export const LINK_SORTS = ["id", "clicks", "title", "alias", "url"] as const;
+
+export const ListLinksInput = z.object({
+  ...PageParams,
+  search: onCreate(z.string({ error: "The search must be a string." }).max(255, { error: "The search must not be greater than 255 characters." })),
+  search_by: defaulted(stringEnumField("search by", ["title", "alias", "url"]), "title"),
+  status: defaulted(intEnumField("status", [0, 1, 2, 3] as const), 0),
+  space_id: onCreate(idField("space id")),
+  domain_id: onCreate(idField("domain id")),
+  pixel_id: onCreate(idField("pixel id")),
+  sort_by: defaulted(stringEnumField("sort by", LINK_SORTS), "id"),
+});
+export type ListLinksInput = z.input<typeof ListLinksInput>;

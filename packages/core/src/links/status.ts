@@ -1,0 +1,28 @@
+import { sql, type SQL } from "drizzle-orm";
+import { links } from "@shortener/db";
+
+/** CONTRACT §6. 1 Active, 2 Expired, 3 Disabled. */
+export const LINK_STATUS = { active: 1, expired: 2, disabled: 3 } as const;
+export type LinkStatus = 1 | 2 | 3;
+
+export type StatusFields = { disabled: boolean; endsAt: Date | null; expirationClicks: number; clicks: number };
+
+export function isLinkExpired(link: Omit<StatusFields, "disabled">, now: Date): boolean {
+  return (link.endsAt !== null && link.endsAt.getTime() <= now.getTime()) || (link.expirationClicks > 0 && link.clicks >= link.expirationClicks);
+}
+
+/** The status of a link in memory (the visitor side). `linkStatusSql` is the same rule for queries. */
+export function linkStatus(link: StatusFields, now: Date): LinkStatus {
+  if (link.disabled) return LINK_STATUS.disabled;
+  if (isLinkExpired(link, now)) return LINK_STATUS.expired;
+  return LINK_STATUS.active;
+}
+
+/**
+ * The same rule as `linkStatus`, as SQL, for the `status` field and the `status` filter of lists. A test
+ * runs both over the same table of cases on both databases.
+ */
+export function linkStatusSql(now: Date): SQL<number> {
+  const at = now.toISOString();
+  return sql<number>`(case when ${links.disabled} then 3 when (${links.endsAt} is not null and ${links.endsAt} <= ${at}::timestamptz) or (${links.expirationClicks} > 0 and ${links.clicks} >= ${links.expirationClicks}) then 2 else 1 end)::int`;
+}

@@ -1,0 +1,137 @@
+import { and, eq, inArray, ne } from "drizzle-orm";
+import { domains, links, pixels, spaces, type Db, type TargetEntry } from "@shortener/db";
+import { checkNoLoops } from "../domains/served.ts";
+import type { FieldErrors } from "../errors.ts";
+import { addError } from "../shared/validation.ts";
+import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "./schemas.ts";
+
+/** The values of the link-wide rules after a create or update would apply (sent values over stored ones). */
+export type LinkDraft = {
+  targetType: number;
+  groups: Record<TargetGroup, TargetEntry[] | null>;
+  privacy: number;
+  hasPrivacyPassword: boolean;
+};
+
+/** Cross-field rules of CONTRACT §4 that need no database. */
+export function checkDraft(draft: LinkDraft, errors: FieldErrors): void {
+  const group = GROUP_OF_TYPE[draft.targetType];
+  if (group && !draft.groups[group]?.length) {
+    addError(errors, group, `The ${group} targets need at least one entry when the target type is ${draft.targetType}.`);
+  }
+  if (draft.privacy === 2 && !draft.hasPrivacyPassword) {
+    addError(errors, "privacy_password", "The privacy password field is required when privacy is 2.");
+  }
+}
+
+/**
+ * The expiration moment from `expiration_date` / `expiration_time` (UTC). `undefined`: unchanged;
+ * `null`: removed. On update, a lone time keeps the stored date and a lone date keeps the stored time.
+ */
+export function resolveEndsAt(
+  sent: { expiration_date?: string | null; expiration_time?: string | null },
+  stored: Date | null,
+  now: Date,
+  errors: FieldErrors,
+): Date | null | undefined {
+  const { expiration_date: date, expiration_time: time } = sent;
+  if (date === undefined && time === undefined) return undefined;
+  if (date === null) return null;
+  const storedDate = stored?.toISOString().slice(0, 10);
+  const storedTime = stored?.toISOString().slice(11, 16);
+  const day = date ?? storedDate;
+  if (!day) {
+    addError(errors, "expiration_time", "The expiration time needs an expiration date.");
+    return undefined;
+  }
+  const at = new Date(`${day}T${time ?? (date !== undefined ? (storedTime ?? "00:00") : "00:00")}:00.000Z`);
+  if (at.getTime() <= now.getTime()) {
+    addError(errors, date !== undefined ? "expiration_date" : "expiration_time", "The expiration must be in the future.");
+    return undefined;
+  }
+  return at;
+}
+
+/** Every destination URL a link would hold, with the field it came from (for the loop check). */
+export function destinations(values: {
+  url?: string | undefined;
+  expiration_url?: string | null | undefined;
+  country?: TargetEntry[] | null | undefined;
+  platform?: TargetEntry[] | null | undefined;
+  language?: TargetEntry[] | null | undefined;
+  rotation?: TargetEntry[] | null | undefined;
+}): Array<{ field: string; url: string }> {
+  const out: Array<{ field: string; url: string }> = [];
+  if (values.url) out.push({ field: "url", url: values.url });
+  if (values.expiration_url) out.push({ field: "expiration_url", url: values.expiration_url });
+  for (const group of TARGET_GROUPS) {
+    values[group]?.forEach((entry, i) => out.push({ field: `${group}.${i}.value`, url: entry.value }));
+  }
+  return out;
+}
+
+/** The checks against the database, all at once: ownership of domain, space and pixels; loops; alias. */
+export async function checkReferences(
+  db: Db,
+  userId: number,
+  refs: {
+    domainId?: number | undefined;
+    spaceId?: number | null | undefined;
+    pixelIds?: number[] | null | undefined;
+    alias?: { domainId: number; alias: string; exceptLinkId?: number } | undefined;
+    urls: Array<{ field: string; url: string }>;
+  },
+  errors: FieldErrors,
+): Promise<void> {
+  const checks: Array<Promise<void>> = [checkNoLoops(db, refs.urls, errors)];
+  if (refs.domainId !== undefined) {
+    const domainId = refs.domainId;
+    checks.push(
+      db
+        .select({ id: domains.id })
+        .from(domains)
+        .where(and(eq(domains.id, domainId), eq(domains.userId, userId)))
+        .then((rows) => {
+          if (!rows.length) addError(errors, "domain_id", "The selected domain id is invalid.");
+        }),
+    );
+  }
+  if (refs.spaceId) {
+    const spaceId = refs.spaceId;
+    checks.push(
+      db
+        .select({ id: spaces.id })
+        .from(spaces)
+        .where(and(eq(spaces.id, spaceId), eq(spaces.userId, userId)))
+        .then((rows) => {
+          if (!rows.length) addError(errors, "space_id", "The selected space id is invalid.");
+        }),
+    );
+  }
+  if (refs.pixelIds?.length) {
+    const ids = refs.pixelIds;
+    checks.push(
+      db
+        .select({ id: pixels.id })
+        .from(pixels)
+        .where(and(inArray(pixels.id, ids), eq(pixels.userId, userId)))
+        .then((rows) => {
+          if (rows.length !== ids.length) addError(errors, "pixel_ids", "The selected pixel ids are invalid.");
+        }),
+    );
+  }
+  if (refs.alias) {
+    const { domainId, alias, exceptLinkId } = refs.alias;
+    checks.push(
+      db
+        .select({ id: links.id })
+        .from(links)
+        .where(and(eq(links.domainId, domainId), eq(links.alias, alias), exceptLinkId ? ne(links.id, exceptLinkId) : undefined))
+        .limit(1)
+        .then((rows) => {
+          if (rows.length) addError(errors, "alias", "The alias has already been taken.");
+        }),
+    );
+  }
+  await Promise.all(checks);
+}

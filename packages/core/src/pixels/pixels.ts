@@ -1,0 +1,88 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { linkPixels, links, pixels } from "@shortener/db";
+import { withTransaction, type Ctx } from "../context.ts";
+import { NotFoundError } from "../errors.ts";
+import { notifyChange } from "../shared/changes.ts";
+import { listOwnedRows } from "../shared/list.ts";
+import type { Page } from "../shared/pagination.ts";
+import { parseFields, parseInput, throwIfErrors } from "../shared/validation.ts";
+import { CreatePixelShape, ListPixelsInput, UpdatePixelShape, type CreatePixelInput, type UpdatePixelInput } from "./schemas.ts";
+
+export type Pixel = { id: number; name: string; type: string; value: string; createdAt: Date; updatedAt: Date };
+
+export const pixelColumns = { id: pixels.id, name: pixels.name, type: pixels.type, value: pixels.value, createdAt: pixels.createdAt, updatedAt: pixels.updatedAt };
+
+export async function getPixel({ ctx, id }: { ctx: Ctx; id: number }): Promise<Pixel> {
+  const [row] = await ctx.db.select(pixelColumns).from(pixels).where(and(eq(pixels.id, id), eq(pixels.userId, ctx.actor.userId)));
+  if (!row) throw new NotFoundError("Pixel");
+  return row;
+}
+
+export async function listPixels({ ctx, input }: { ctx: Ctx; input: ListPixelsInput | undefined }): Promise<Page<Pixel>> {
+  const params = parseInput(ListPixelsInput, input ?? {});
+  return listOwnedRows<Pixel>({
+    db: ctx.db,
+    table: pixels,
+    select: pixelColumns,
+    userId: ctx.actor.userId,
+    userColumn: pixels.userId,
+    idColumn: pixels.id,
+    search: { column: pixels.name, term: params.search },
+    sortColumn: params.sort_by === "name" ? pixels.name : pixels.id,
+    sort: params.sort,
+    page: params.page,
+    perPage: params.per_page,
+  });
+}
+
+export async function createPixel({ ctx, input }: { ctx: Ctx; input: CreatePixelInput }): Promise<Pixel> {
+  const { values, errors } = parseFields(CreatePixelShape, input);
+  throwIfErrors(errors);
+  const now = ctx.now();
+  const [row] = await ctx.db
+    .insert(pixels)
+    .values({ userId: ctx.actor.userId, name: values.name as string, type: values.type as string, value: values.value as string, createdAt: now, updatedAt: now })
+    .returning(pixelColumns);
+  if (!row) throw new Error("insert returned no row");
+  return row;
+}
+
+/** Links that carry a pixel show its new snippet: their cached copies are announced as changed. */
+async function notifyLinksOfPixel(ctx: Ctx, pixelId: number): Promise<void> {
+  const rows = await ctx.db
+    .select({ id: links.id, domainId: links.domainId, alias: links.alias })
+    .from(links)
+    .where(inArray(links.id, ctx.db.select({ id: linkPixels.linkId }).from(linkPixels).where(eq(linkPixels.pixelId, pixelId))));
+  for (const row of rows) await notifyChange(ctx.db, { kind: "link", ...row });
+}
+
+export async function updatePixel({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdatePixelInput }): Promise<Pixel> {
+  await getPixel({ ctx, id });
+  const { values, errors } = parseFields(UpdatePixelShape, input);
+  throwIfErrors(errors);
+  return withTransaction(ctx, async (tx) => {
+    const [row] = await tx.db
+      .update(pixels)
+      .set({
+        ...(values.name !== undefined ? { name: values.name } : {}),
+        ...(values.type !== undefined ? { type: values.type } : {}),
+        ...(values.value !== undefined ? { value: values.value } : {}),
+        updatedAt: tx.now(),
+      })
+      .where(and(eq(pixels.id, id), eq(pixels.userId, tx.actor.userId)))
+      .returning(pixelColumns);
+    if (!row) throw new NotFoundError("Pixel");
+    await notifyLinksOfPixel(tx, id);
+    return row;
+  });
+}
+
+/** Deletes the caller's pixel; the foreign key detaches it from its links. */
+export async function deletePixel({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
+  return withTransaction(ctx, async (tx) => {
+    await getPixel({ ctx: tx, id });
+    await notifyLinksOfPixel(tx, id);
+    await tx.db.delete(pixels).where(and(eq(pixels.id, id), eq(pixels.userId, tx.actor.userId)));
+    return { id };
+  });
+}

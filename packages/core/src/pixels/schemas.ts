@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { PIXEL_TYPES } from "../shared/codes.ts";
+import { PageParams } from "../shared/pagination.ts";
+import { defaulted, onCreate, stringEnumField, textField } from "../shared/validation.ts";
+
+const name = z.string({ error: "The name field is required." }).trim().pipe(textField("name", 1, 255));
+const type = stringEnumField("type", PIXEL_TYPES);
+const value = textField("value", 1, 255).regex(/^[A-Za-z0-9_-]+$/, { error: "The value may only contain letters, numbers, dashes and underscores." });
+
+export const CreatePixelShape = {
+  name,
+  type: z.preprocess((v) => v ?? undefined, z.string({ error: "The type field is required." }).pipe(type)),
+  value: z.preprocess((v) => v ?? undefined, z.string({ error: "The value field is required." }).pipe(value)),
+};
+export const CreatePixelInput = z.object(CreatePixelShape);
+export type CreatePixelInput = z.input<typeof CreatePixelInput>;
+
+export const UpdatePixelShape = { name: onCreate(name), type: onCreate(type), value: onCreate(value) };
+export const UpdatePixelInput = z.object(UpdatePixelShape);
+export type UpdatePixelInput = z.input<typeof UpdatePixelInput>;
+
+export const ListPixelsInput = z.object({
+  ...PageParams,
+  search: onCreate(z.string().max(255)),
+  search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
+  sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
+});
+export type ListPixelsInput = z.input<typeof ListPixelsInput>;

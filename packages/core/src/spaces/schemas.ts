@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { PageParams } from "../shared/pagination.ts";
+import { defaulted, intField, onCreate, stringEnumField, textField } from "../shared/validation.ts";
+
+const color = intField("color", { min: 1, max: 6 });
+
+export const CreateSpaceShape = { name: z.string({ error: "The name field is required." }).trim().pipe(textField("name", 1, 32)), color: defaulted(color, 1) };
+export const CreateSpaceInput = z.object(CreateSpaceShape);
+export type CreateSpaceInput = z.input<typeof CreateSpaceInput>;
+
+export const UpdateSpaceShape = { name: onCreate(z.string().trim().pipe(textField("name", 1, 32))), color: onCreate(color) };
+export const UpdateSpaceInput = z.object(UpdateSpaceShape);
+export type UpdateSpaceInput = z.input<typeof UpdateSpaceInput>;
+
+export const ListSpacesInput = z.object({
+  ...PageParams,
+  search: onCreate(z.string().max(255)),
+  search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
+  sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
+});
+export type ListSpacesInput = z.input<typeof ListSpacesInput>;

@@ -1,0 +1,81 @@
+import { and, eq } from "drizzle-orm";
+import { isUniqueViolation, spaces } from "@shortener/db";
+import { withTransaction, type Ctx } from "../context.ts";
+import { NotFoundError, ValidationError } from "../errors.ts";
+import { listOwnedRows } from "../shared/list.ts";
+import type { Page } from "../shared/pagination.ts";
+import { parseFields, parseInput, throwIfErrors } from "../shared/validation.ts";
+import { CreateSpaceShape, ListSpacesInput, UpdateSpaceShape, type CreateSpaceInput, type UpdateSpaceInput } from "./schemas.ts";
+
+export type Space = { id: number; name: string; color: number; createdAt: Date; updatedAt: Date };
+
+export const spaceColumns = { id: spaces.id, name: spaces.name, color: spaces.color, createdAt: spaces.createdAt, updatedAt: spaces.updatedAt };
+
+const NAME_TAKEN = () => ValidationError.field("name", "The name has already been taken.");
+
+export async function getSpace({ ctx, id }: { ctx: Ctx; id: number }): Promise<Space> {
+  const [row] = await ctx.db.select(spaceColumns).from(spaces).where(and(eq(spaces.id, id), eq(spaces.userId, ctx.actor.userId)));
+  if (!row) throw new NotFoundError("Space");
+  return row;
+}
+
+export async function listSpaces({ ctx, input }: { ctx: Ctx; input: ListSpacesInput | undefined }): Promise<Page<Space>> {
+  const params = parseInput(ListSpacesInput, input ?? {});
+  return listOwnedRows<Space>({
+    db: ctx.db,
+    table: spaces,
+    select: spaceColumns,
+    userId: ctx.actor.userId,
+    userColumn: spaces.userId,
+    idColumn: spaces.id,
+    search: { column: spaces.name, term: params.search },
+    sortColumn: params.sort_by === "name" ? spaces.name : spaces.id,
+    sort: params.sort,
+    page: params.page,
+    perPage: params.per_page,
+  });
+}
+
+export async function createSpace({ ctx, input }: { ctx: Ctx; input: CreateSpaceInput }): Promise<Space> {
+  const { values, errors } = parseFields(CreateSpaceShape, input);
+  throwIfErrors(errors);
+  try {
+    const now = ctx.now();
+    const [row] = await ctx.db
+      .insert(spaces)
+      .values({ userId: ctx.actor.userId, name: values.name as string, color: values.color ?? 1, createdAt: now, updatedAt: now })
+      .returning(spaceColumns);
+    if (!row) throw new Error("insert returned no row");
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error, "spaces_user_id_name_key")) throw NAME_TAKEN();
+    throw error;
+  }
+}
+
+export async function updateSpace({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdateSpaceInput }): Promise<Space> {
+  await getSpace({ ctx, id });
+  const { values, errors } = parseFields(UpdateSpaceShape, input);
+  throwIfErrors(errors);
+  try {
+    const [row] = await ctx.db
+      .update(spaces)
+      .set({ ...(values.name !== undefined ? { name: values.name } : {}), ...(values.color !== undefined ? { color: values.color } : {}), updatedAt: ctx.now() })
+      .where(and(eq(spaces.id, id), eq(spaces.userId, ctx.actor.userId)))
+      .returning(spaceColumns);
+    if (!row) throw new NotFoundError("Space");
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error, "spaces_user_id_name_key")) throw NAME_TAKEN();
+    throw error;
+  }
+}
+
+/** Deletes the caller's space; its links stay, without a space (the foreign key sets null). */
+export async function deleteSpace({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
+  return withTransaction(ctx, async (tx) => {
+    const [row] = await tx.db.delete(spaces).where(and(eq(spaces.id, id), eq(spaces.userId, tx.actor.userId))).returning({ id: spaces.id });
+    if (!row) throw new NotFoundError("Space");
+    return row;
+  });
+}
