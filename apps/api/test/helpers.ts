@@ -41,3 +41,14 @@ export async function createTestApi(config: Partial<ApiConfig> = {}): Promise<Te
     },
   };
 }
+
+/** A user with a domain, a space and a pixel of their own, created through the API. */
+export async function createOwner(api: TestApi) {
+  const user = await api.user();
+  const name = `${Math.random().toString(36).slice(2, 10)}.example`;
+  const domain = (await api.call(user, "POST", "/api/v1/domains", { name })).body.data;
+  const space = (await api.call(user, "POST", "/api/v1/spaces", { name: `s${Math.random().toString(36).slice(2, 8)}` })).body.data;
+  const pixel = (await api.call(user, "POST", "/api/v1/pixels", { name: "p", type: "facebook", value: "123" })).body.data;
+  if (!domain?.id || !space?.id || !pixel?.id) throw new Error("owner setup failed");
+  return { user, domain, space, pixel };
+}

@@ -2,11 +2,11 @@ import qs from "qs";
 import { HttpError } from "../errors.ts";
 
 /** Limits that keep a hostile form from costing more than a normal one. */
-const FORM_LIMITS = { depth: 3, arrayLimit: 100, parameterLimit: 2_000 } as const;
+const FORM_LIMITS = { depth: 3, arrayLimit: 1_000, parameterLimit: 5_000 } as const;
 
 /**
  * Decodes an `application/x-www-form-urlencoded` body with bracket notation: `a[]` and repeated keys
- * become arrays, `a[0][b]` nested objects. Prototype keys are dropped. `""` becomes `null`, which the
+ * become arrays, `a[0][b]` nested objects. Prototype keys are dropped; lists are capped at 1,000 entries here and at what each field allows by its schema. `""` becomes `null`, which the
  * schemas read as "clear this field" on update and as "not sent" on create (docs/adr/0004-forms.md).
  */
 export function decodeForm(body: string): Record<string, unknown> {

@@ -69,6 +69,8 @@ export function normalizeDomainName(raw: string): string | null {
   if (!ascii || ascii.length > 253) return null;
   const labels = ascii.split(".");
   const isIp = IPV4.test(ascii);
+  // The WHATWG host parser reads `1.2.3` or `0x7f.1` as IPv4 addresses: only the dotted-quad form is a name here.
+  if (isIp && ascii !== hostPart) return null;
   if (!isIp) {
     if (!labels.every((l) => LABEL.test(l))) return null;
     if (/^\d+$/.test(labels.at(-1) ?? "")) return null;
