@@ -4,14 +4,18 @@ import type { BootstrapResult } from "@shortener/core";
 export function welcome(url: string, boot: BootstrapResult, driver: string): string {
   const lines = [``, `Shortener is running at ${url} (${driver === "pglite" ? "embedded database" : "PostgreSQL"}).`];
   if (boot.created) {
+    const key = boot.apiKeyWasGenerated ? boot.apiKey : "$ADMIN_API_KEY";
     lines.push(
       ``,
       `First start: created the admin (${boot.adminEmail}) and the domain ${boot.domainName}.`,
       boot.apiKeyWasGenerated ? `Admin API key (shown only this once; store it now):` : `Admin API key: the one given in ADMIN_API_KEY.`,
       ...(boot.apiKeyWasGenerated ? [`  ${boot.apiKey}`] : []),
       ``,
-      `Try it:`,
-      `  curl -H "Authorization: Bearer ${boot.apiKeyWasGenerated ? boot.apiKey : "$ADMIN_API_KEY"}" ${url}/api/v1/account`,
+      `Shorten a URL:`,
+      `  curl -H "Authorization: Bearer ${key}" -d url=https://example.com -d domain_id=${boot.domainId ?? 1} ${url}/api/v1/links`,
+      ``,
+      `See your account:`,
+      `  curl -H "Authorization: Bearer ${key}" ${url}/api/v1/account`,
     );
   }
   lines.push(``, `Health: ${url}/healthz   Readiness: ${url}/readyz   Stop: Ctrl+C`, ``);

@@ -5,7 +5,7 @@ import { generateApiKey, issueApiKey } from "../users/api-keys.ts";
 
 export type BootstrapResult =
   | { created: false }
-  | { created: true; adminEmail: string; apiKey: string; apiKeyWasGenerated: boolean; domainName: string };
+  | { created: true; adminEmail: string; apiKey: string; apiKeyWasGenerated: boolean; domainName: string; domainId: number | null };
 
 /** An arbitrary constant: serialises first starts of several processes on one database. */
 const BOOTSTRAP_LOCK = 727_002;
@@ -29,16 +29,18 @@ export async function bootstrap(
       .returning({ id: users.id, email: users.email });
     if (!admin) throw new Error("admin insert returned no row");
     const apiKey = await issueApiKey(tx.db, admin.id, options.adminApiKey ?? generateApiKey());
-    await tx.db
+    const [domain] = await tx.db
       .insert(domains)
       .values({ userId: admin.id, name: options.localDomain, createdAt: now, updatedAt: now })
-      .onConflictDoNothing();
+      .onConflictDoNothing()
+      .returning({ id: domains.id });
     return {
       created: true,
       adminEmail: admin.email,
       apiKey,
       apiKeyWasGenerated: options.adminApiKey === undefined,
       domainName: options.localDomain,
+      domainId: domain?.id ?? null,
     };
   });
 }
