@@ -35,6 +35,18 @@ export const Env = z.object({
   GEO_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { error: "must be a header name" }).transform((s) => s.toLowerCase()).optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, { error: "must be a redis:// or rediss:// URL" }).optional(),
   SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+  SERVICES: z
+    .string()
+    .transform((value, ctx) => {
+      const list = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
+      const bad = list.find((s) => !["api", "redirect", "importer"].includes(s));
+      if (bad || !list.length) {
+        ctx.addIssue({ code: "custom", message: `must be a comma list of api, redirect, importer (bad entry "${bad ?? ""}")` });
+        return z.NEVER;
+      }
+      return list as Array<"api" | "redirect" | "importer">;
+    })
+    .default(["api", "redirect", "importer"]),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 export type Env = z.output<typeof Env>;

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { createApi, isApiPath } from "@shortener/api";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
 import { migrate, openDb, type Database } from "@shortener/db";
-import { createRedirect } from "@shortener/redirect";
+import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } from "@shortener/redirect";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
 
@@ -34,7 +34,8 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
     const sys = { db: database.db, now };
     const localDomain = localDomainName(env.HOST, env.PORT);
     const boot = await bootstrap(sys, { adminApiKey: env.ADMIN_API_KEY, localDomain });
-    await resolveSecret(database.db, env.SECRET);
+    const secret = await resolveSecret(database.db, env.SECRET);
+    const runs = new Set(env.SERVICES);
 
     const api = await createApi({
       database,
@@ -48,11 +49,33 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       },
     });
     await api.ready();
-    const redirect = createRedirect({ database, now, config: { redirectStatus: env.REDIRECT_STATUS }, log: logger });
+    const redirect = createRedirect({
+      database,
+      now,
+      log: logger,
+      config: {
+        redirectStatus: env.REDIRECT_STATUS,
+        secret,
+        trustProxy: env.TRUST_PROXY ?? false,
+        geoCountryHeader: env.GEO_COUNTRY_HEADER,
+        passwordAttempts: { max: 10, windowMs: 15 * 60_000 },
+        clickBuffer: DEFAULT_CLICK_BUFFER,
+        cache: DEFAULT_CACHE,
+      },
+    });
+    if (runs.has("redirect")) await redirect.start();
 
+    // One port: API paths to Fastify's router, every other path straight to the visitor side.
+    const notServed = (res: import("node:http").ServerResponse) => {
+      res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
+      res.end('{"message":"Resource not found.","code":"not_found","status":404}');
+    };
     const server = createServer((req, res) => {
-      if (isApiPath(req.url ?? "/")) api.routing(req, res);
-      else redirect.handle(req, res);
+      if (isApiPath(req.url ?? "/")) {
+        if (runs.has("api")) api.routing(req, res);
+        else notServed(res);
+      } else if (runs.has("redirect")) redirect.handle(req, res);
+      else notServed(res);
     });
     server.keepAliveTimeout = 65_000;
     await new Promise<void>((ok, fail) => {

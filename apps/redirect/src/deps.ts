@@ -1,14 +1,27 @@
 import type { Database } from "@shortener/db";
+import type { CacheOptions } from "./cache.ts";
+import type { ClickBufferOptions } from "./clicks.ts";
+import type { GeoIp } from "./geoip.ts";
 
 export type RedirectConfig = {
   redirectStatus: 301 | 302 | 307 | 308;
+  /** Signs password cookies. */
+  secret: string;
+  /** Addresses whose X-Forwarded-For is trusted: a list (addresses, CIDR ranges), `true` for any, or false. */
+  trustProxy: string[] | boolean;
+  /** Read the visitor's country from this request header (lower-case name) instead of GeoIP. */
+  geoCountryHeader: string | undefined;
+  /** Wrong passwords a client may send for one link per window, per process. */
+  passwordAttempts: { max: number; windowMs: number };
+  clickBuffer: ClickBufferOptions;
+  cache: CacheOptions;
 };
-
-export const DEFAULT_REDIRECT_CONFIG: RedirectConfig = { redirectStatus: 302 };
 
 export type RedirectDeps = {
   database: Database;
   now: () => Date;
   config: RedirectConfig;
-  log?: { error(obj: unknown, msg?: string): void };
+  /** Country data; omitted, the visitor side loads DB-IP's in the background. */
+  geoIp?: GeoIp;
+  log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void };
 };

@@ -1,3 +1,6 @@
 export { createRedirect, type RedirectApp } from "./redirect.ts";
-export { DEFAULT_REDIRECT_CONFIG, type RedirectConfig, type RedirectDeps } from "./deps.ts";
+export { type RedirectConfig, type RedirectDeps } from "./deps.ts";
+export { DEFAULT_CACHE } from "./cache.ts";
+export { DEFAULT_CLICK_BUFFER } from "./clicks.ts";
+export { loadGeoIp, type GeoIp } from "./geoip.ts";
 export { escapeHtml, htmlPage, messagePage } from "./pages.ts";

@@ -27,3 +27,19 @@ export function messagePage(status: number, title: string, message: string): str
 
 export const NOT_FOUND_PAGE = messagePage(404, "Link not found", "There is no link at this address.");
 export const UNKNOWN_HOST_PAGE = messagePage(404, "Not found", "This address is not served here.");
+
+export const DISABLED_PAGE = messagePage(404, "Link not found", "There is no link at this address.");
+export const EXPIRED_PAGE = messagePage(410, "Link expired", "This link has expired and no longer leads anywhere.");
+export const TOO_MANY_TRIES_PAGE = messagePage(429, "Too many tries", "Too many wrong passwords. Please wait a few minutes and try again.");
+
+/** The password form: it reveals nothing of the destination. */
+export function passwordPage(isWrong: boolean): string {
+  const error = isWrong ? `<p role="alert" style="color:#cf222e">That password is not right.</p>` : "";
+  return htmlPage(
+    "Password required",
+    `<h1>This link is protected</h1><p>Enter its password to continue.</p>${error}` +
+      `<form method="post" autocomplete="off"><label for="password" style="display:block;text-align:left;margin:1rem 0 .25rem">Password</label>` +
+      `<input id="password" name="password" type="password" required maxlength="128" autofocus style="width:100%;box-sizing:border-box;padding:.6rem;font:inherit;border:1px solid #8c959f;border-radius:6px">` +
+      `<button type="submit" style="margin-top:1rem;width:100%;padding:.6rem;font:inherit;font-weight:600;border:0;border-radius:6px;background:#1f6feb;color:#fff;cursor:pointer">Continue</button></form>`,
+  );
+}

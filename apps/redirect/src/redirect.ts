@@ -1,44 +1,203 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { findDomainByHost } from "@shortener/core";
+import proxyaddr from "proxy-addr";
+import {
+  chooseDestination,
+  countLimitedClick,
+  gateVisit,
+  isClickLimited,
+  mergeQuery,
+  verifyPassword,
+  type ServedDomain,
+  type VisitLink,
+} from "@shortener/core";
+import { createResolver } from "./cache.ts";
+import { createClickBuffer } from "./clicks.ts";
 import type { RedirectDeps } from "./deps.ts";
-import { NOT_FOUND_PAGE, UNKNOWN_HOST_PAGE, messagePage } from "./pages.ts";
+import { loadGeoIp } from "./geoip.ts";
+import { DISABLED_PAGE, EXPIRED_PAGE, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
+import { createAttemptLimiter, hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
+import { pixelPage } from "./pixels.ts";
+import { describeAgent, languagesOf, referrerHost } from "./traits.ts";
 
 export type RedirectApp = {
   /** A node:http request handler for every visitor path. */
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Subscribes to change notifications; call before serving. */
+  start(): Promise<void>;
+  /** Writes every buffered click and stops listening. */
   close(): Promise<void>;
+  /** Writes buffered clicks now (tests, shutdown). */
+  flushClicks(): Promise<void>;
 };
 
-const HTML_HEADERS = { "content-type": "text/html; charset=utf-8", "cache-control": "private, no-store" } as const;
+const NO_STORE = "private, no-store";
+const ALIAS = /^[A-Za-z0-9_-]{1,255}$/;
 
-function sendPage(res: ServerResponse, status: number, html: string, isHead: boolean): void {
-  res.writeHead(status, { ...HTML_HEADERS, "content-length": Buffer.byteLength(html) });
+function sendPage(res: ServerResponse, status: number, html: string, isHead: boolean, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": NO_STORE,
+    "content-length": Buffer.byteLength(html),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    ...headers,
+  });
   res.end(isHead ? undefined : html);
 }
 
 function sendRedirect(res: ServerResponse, status: number, location: string): void {
-  res.writeHead(status, { location, "cache-control": "private, no-store", "content-length": 0 });
+  res.writeHead(status, { location, "cache-control": NO_STORE, "content-length": 0 });
   res.end();
 }
 
-/** The visitor side (CONTRACT §7): host + path → a redirect or a small page. */
+/** The visitor side (CONTRACT §7): host + alias → a redirect or a small page, and a click. */
 export function createRedirect(deps: RedirectDeps): RedirectApp {
-  async function visit(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const isHead = req.method === "HEAD";
-    if (req.method !== "GET" && !isHead) {
-      res.writeHead(405, { allow: "GET, HEAD", ...HTML_HEADERS });
-      res.end(messagePage(405, "Method not allowed", "Only GET and HEAD are served here."));
-      return;
+  const { config } = deps;
+  const sys = { db: deps.database.db, now: deps.now };
+  const resolver = createResolver(deps.database, deps.now, config.cache);
+  const clicks = createClickBuffer(deps.database.db, config.clickBuffer, deps.log);
+  let geo = deps.geoIp;
+  const trust = config.trustProxy === true ? () => true : config.trustProxy === false ? () => false : proxyaddr.compile(config.trustProxy);
+  const attempts = createAttemptLimiter({ ...config.passwordAttempts, now: () => deps.now().getTime() });
+  const rotations = new Map<number, number>();
+
+  const clientIp = (req: IncomingMessage) => proxyaddr(req, trust);
+  const isSecure = (req: IncomingMessage) =>
+    (req.socket as { encrypted?: boolean }).encrypted === true ||
+    (trust(req.socket.remoteAddress ?? "", 0) && String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() === "https");
+
+  function countryOf(req: IncomingMessage): string | null {
+    if (config.geoCountryHeader) {
+      const value = String(req.headers[config.geoCountryHeader] ?? "").trim().toUpperCase();
+      return /^[A-Z]{2}$/.test(value) && value !== "XX" ? value : null;
     }
-    const domain = await findDomainByHost({ db: deps.database.db, now: deps.now }, req.headers.host ?? "");
+    return geo?.lookup(clientIp(req)) ?? null;
+  }
+
+  function nextRotation(link: VisitLink): number {
+    const next = (rotations.get(link.id) ?? link.lastRotation ?? -1) + 1;
+    rotations.set(link.id, next);
+    return next;
+  }
+
+  function notFound(res: ServerResponse, domain: ServedDomain, isHead: boolean): void {
+    if (domain.notFoundPage) sendRedirect(res, 302, domain.notFoundPage);
+    else sendPage(res, 404, NOT_FOUND_PAGE, isHead);
+  }
+
+  function expired(res: ServerResponse, link: VisitLink, isHead: boolean): void {
+    if (link.expirationUrl) sendRedirect(res, 302, link.expirationUrl);
+    else sendPage(res, 410, EXPIRED_PAGE, isHead);
+  }
+
+  /** Steps 7–11: the destination, the response, and the click. */
+  async function deliver(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, extraHeaders: Record<string, string> = {}): Promise<void> {
+    const isHead = req.method === "HEAD";
+    const agent = describeAgent(req.headers["user-agent"]);
+    const isCounted = !isHead && !agent.isBot;
+    if (isCounted && isClickLimited(link)) {
+      const count = await countLimitedClick(sys, link.id);
+      if (count === null) {
+        resolver.markExhausted(link);
+        return expired(res, link, isHead);
+      }
+      link.clicks = Math.max(link.clicks, count);
+    }
+    const needsCountry = link.targetType === 1 || isCounted;
+    const country = needsCountry ? countryOf(req) : null;
+    const languages = link.targetType === 3 || isCounted ? languagesOf(req) : [];
+    const choice = chooseDestination(link, { country, platform: agent.platform, languages }, link.targetType === 4 ? nextRotation(link) : 0);
+    const location = mergeQuery(choice.url, query);
+
+    const skipPixels = req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
+    if (link.pixels.length && !skipPixels) {
+      const page = pixelPage(link.pixels, location);
+      sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });
+    } else if (Object.keys(extraHeaders).length) {
+      res.writeHead(config.redirectStatus, { location, "cache-control": NO_STORE, "content-length": 0, ...extraHeaders });
+      res.end();
+    } else {
+      sendRedirect(res, config.redirectStatus, location);
+    }
+
+    if (isCounted) {
+      clicks.add({
+        linkId: link.id,
+        at: deps.now(),
+        country,
+        platform: agent.platform,
+        browser: agent.browser,
+        device: agent.device,
+        language: languages[0] ?? null,
+        referrer: referrerHost(req),
+        counted: isClickLimited(link),
+        rotation: choice.rotation,
+      });
+    }
+  }
+
+  /** Step 6, POST: the password form's answer. */
+  async function submitPassword(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string): Promise<void> {
+    const passwordHash = link.passwordHash as string;
+    const key = `${clientIp(req)}|${link.id}`;
+    const wait = attempts.retryAfter(key);
+    if (wait > 0) return sendPage(res, 429, TOO_MANY_TRIES_PAGE, false, { "retry-after": String(wait) });
+    const form = await readFormBody(req);
+    const password = form?.get("password") ?? "";
+    if (!password || password.length > 128 || !(await verifyPassword(password, passwordHash))) {
+      attempts.fail(key);
+      return sendPage(res, 401, passwordPage(true), false);
+    }
+    attempts.succeed(key);
+    const cookie = passCookie(link.id, link.alias, signPass(config.secret, link.id, passwordHash), isSecure(req));
+    const gate = gateVisit(link, deps.now(), { hasPasswordPass: true });
+    if (gate === "disabled") return sendPage(res, 404, DISABLED_PAGE, false);
+    if (gate === "expired") return expired(res, link, false);
+    return deliver(req, res, link, query, { "set-cookie": cookie });
+  }
+
+  async function visit(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? "GET";
+    const isHead = method === "HEAD";
+    if (method !== "GET" && !isHead && method !== "POST") {
+      return sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
+    }
+    const domain = await resolver.domain(req.headers.host ?? "");
     if (!domain) return sendPage(res, 404, UNKNOWN_HOST_PAGE, isHead);
-    const path = (req.url ?? "/").split("?")[0] ?? "/";
+
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    let path = q === -1 ? url : url.slice(0, q);
+    const query = q === -1 ? "" : url.slice(q + 1);
     if (path === "/") {
       if (domain.indexPage) return sendRedirect(res, 302, domain.indexPage);
       return sendPage(res, 404, NOT_FOUND_PAGE, isHead);
     }
-    if (domain.notFoundPage) return sendRedirect(res, 302, domain.notFoundPage);
-    return sendPage(res, 404, NOT_FOUND_PAGE, isHead);
+    if (path.length > 2 && path.endsWith("/")) path = path.slice(0, -1);
+    const alias = path.slice(1);
+    if (!ALIAS.test(alias)) return notFound(res, domain, isHead);
+    const found = resolver.link(domain.id, alias);
+    const link = found instanceof Promise ? await found : found;
+    if (!link) return notFound(res, domain, isHead);
+
+    if (method === "POST") {
+      if (!link.passwordHash) {
+        req.resume();
+        return sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
+      }
+      return submitPassword(req, res, link, query);
+    }
+    const hasPass = link.passwordHash ? hasValidPass(req, config.secret, link.id, link.passwordHash) : true;
+    switch (gateVisit(link, deps.now(), { hasPasswordPass: hasPass })) {
+      case "disabled":
+        return sendPage(res, 404, DISABLED_PAGE, isHead);
+      case "expired":
+        return expired(res, link, isHead);
+      case "password":
+        return sendPage(res, 200, passwordPage(false), isHead);
+      case "open":
+        return deliver(req, res, link, query);
+    }
   }
 
   return {
@@ -49,6 +208,17 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
         else res.destroy();
       });
     },
-    async close() {},
+    async start() {
+      if (!geo) {
+        geo = loadGeoIp();
+        geo.ready.catch((error: unknown) => deps.log?.error({ err: error }, "GeoIP data could not be loaded: countries will be unknown"));
+      }
+      await resolver.start();
+    },
+    flushClicks: () => clicks.flush(),
+    async close() {
+      await clicks.close();
+      await resolver.stop();
+    },
   };
 }

@@ -27,3 +27,7 @@ export { getLink } from "./links/get-link.ts";
 export { listLinks } from "./links/list-links.ts";
 export { type Link } from "./links/load-links.ts";
 export { isLinkExpired, linkStatus, linkStatusSql, LINK_STATUS, type LinkStatus, type StatusFields } from "./links/status.ts";
+export { findLinkForVisit, type VisitLink } from "./visits/visit-link.ts";
+export { gateVisit, isClickLimited, type VisitGate } from "./visits/decide-visit.ts";
+export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
+export { countLimitedClick, recordClicks, pgArray, type Click } from "./visits/record-clicks.ts";

@@ -1,0 +1,57 @@
+import { and, eq, sql } from "drizzle-orm";
+import { linkPixels, links, pixels, type TargetEntry } from "@shortener/db";
+import type { SystemCtx } from "../context.ts";
+
+/** What the visitor side needs of a link, loaded in one indexed read and cached. */
+export type VisitLink = {
+  id: number;
+  domainId: number;
+  alias: string;
+  url: string;
+  disabled: boolean;
+  passwordHash: string | null;
+  expirationUrl: string | null;
+  expirationClicks: number;
+  endsAt: Date | null;
+  clicks: number;
+  targetType: number;
+  countryTarget: TargetEntry[] | null;
+  platformTarget: TargetEntry[] | null;
+  languageTarget: TargetEntry[] | null;
+  rotationTarget: TargetEntry[] | null;
+  lastRotation: number | null;
+  pixels: Array<{ type: string; value: string }>;
+};
+
+/** The link a visitor asks for by domain and alias (exact, case-sensitive), or null. */
+export async function findLinkForVisit(ctx: SystemCtx, domainId: number, alias: string): Promise<VisitLink | null> {
+  const [row] = await ctx.db
+    .select({
+      id: links.id,
+      domainId: links.domainId,
+      alias: links.alias,
+      url: links.url,
+      disabled: links.disabled,
+      passwordHash: links.passwordHash,
+      expirationUrl: links.expirationUrl,
+      expirationClicks: links.expirationClicks,
+      endsAt: links.endsAt,
+      clicks: links.clicks,
+      targetType: links.targetType,
+      countryTarget: links.countryTarget,
+      platformTarget: links.platformTarget,
+      languageTarget: links.languageTarget,
+      rotationTarget: links.rotationTarget,
+      lastRotation: links.lastRotation,
+      pixels: sql<Array<{ type: string; value: string }> | null>`(
+        select json_agg(json_build_object('type', ${pixels.type}, 'value', ${pixels.value}) order by ${pixels.id})
+        from ${linkPixels} join ${pixels} on ${pixels.id} = ${linkPixels.pixelId}
+        where ${linkPixels.linkId} = ${links.id})`,
+    })
+    .from(links)
+    .where(and(eq(links.domainId, domainId), eq(links.alias, alias)))
+    .limit(1);
+  if (!row) return null;
+  const pixelList = typeof row.pixels === "string" ? (JSON.parse(row.pixels) as VisitLink["pixels"]) : row.pixels;
+  return { ...row, clicks: Number(row.clicks), pixels: pixelList ?? [] };
+}
