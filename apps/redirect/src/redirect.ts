@@ -211,8 +211,9 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     async start() {
       if (!geo) {
         geo = loadGeoIp();
-        geo.ready.catch((error: unknown) => deps.log?.error({ err: error }, "GeoIP data could not be loaded: countries will be unknown"));
       }
+      // Country targeting must work from the first visit: wait for the data (about a second).
+      await geo.ready.catch((error: unknown) => deps.log?.error({ err: error }, "GeoIP data could not be loaded: countries will be unknown"));
       await resolver.start();
     },
     flushClicks: () => clicks.flush(),

@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { linkPixels, links, pixels, type TargetEntry } from "@shortener/db";
+import { links, type TargetEntry } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
 
 /** What the visitor side needs of a link, loaded in one indexed read and cached. */
@@ -43,10 +43,11 @@ export async function findLinkForVisit(ctx: SystemCtx, domainId: number, alias: 
       languageTarget: links.languageTarget,
       rotationTarget: links.rotationTarget,
       lastRotation: links.lastRotation,
+      // Written out with table names: drizzle renders bare column names inside a raw subquery.
       pixels: sql<Array<{ type: string; value: string }> | null>`(
-        select json_agg(json_build_object('type', ${pixels.type}, 'value', ${pixels.value}) order by ${pixels.id})
-        from ${linkPixels} join ${pixels} on ${pixels.id} = ${linkPixels.pixelId}
-        where ${linkPixels.linkId} = ${links.id})`,
+        select json_agg(json_build_object('type', p.type, 'value', p.value) order by p.id)
+        from link_pixels lp join pixels p on p.id = lp.pixel_id
+        where lp.link_id = "links"."id")`,
     })
     .from(links)
     .where(and(eq(links.domainId, domainId), eq(links.alias, alias)))

@@ -1,0 +1,84 @@
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createDomain, createLink, type CreateLinkInput } from "@shortener/core";
+import { createTestUser, unique, type TestUser } from "@shortener/core/testing";
+import type { Database } from "@shortener/db";
+import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER, type RedirectApp, type RedirectConfig } from "../src/index.ts";
+
+export const BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+export const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+
+export type Visitor = {
+  app: RedirectApp;
+  port: number;
+  visit(path: string, options?: { host?: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
+  close(): Promise<void>;
+};
+
+export function testConfig(overrides: Partial<RedirectConfig> = {}): RedirectConfig {
+  return {
+    redirectStatus: 302,
+    secret: "test-secret-test-secret-test-secret",
+    trustProxy: ["loopback"],
+    geoCountryHeader: undefined,
+    passwordAttempts: { max: 3, windowMs: 60_000 },
+    clickBuffer: { ...DEFAULT_CLICK_BUFFER, flushMs: 50 },
+    cache: DEFAULT_CACHE,
+    ...overrides,
+  };
+}
+
+/** A real visitor side on a real HTTP port, over the given database. */
+export async function startVisitor(database: Database, overrides: Partial<RedirectConfig> = {}, now: () => Date = () => new Date()): Promise<Visitor> {
+  const app = createRedirect({ database, now, config: testConfig(overrides) });
+  await app.start();
+  const server: Server = createServer((req, res) => app.handle(req, res));
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    app,
+    port,
+    visit: (path, options = {}) => httpRequest(port, path, options),
+    async close() {
+      await new Promise<void>((ok) => server.close(() => ok()));
+      await app.close();
+    },
+  };
+}
+
+export function httpRequest(
+  port: number,
+  path: string,
+  options: { host?: string; method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port, path, method: options.method ?? "GET", headers: { "user-agent": BROWSER, host: options.host ?? "localhost", ...options.headers }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+export type Site = { user: TestUser; domainId: number; host: string; link(input?: Partial<CreateLinkInput>): Promise<{ id: number; alias: string }> };
+
+/** A user with a domain of their own, and a way to add links to it through core. */
+export async function createSite(database: Database, domain: { index_page?: string; not_found_page?: string } = {}): Promise<Site> {
+  const user = await createTestUser(database.db);
+  const host = `${unique("h")}.example`;
+  const d = await createDomain({ ctx: user.ctx, input: { name: host, ...domain } });
+  return {
+    user,
+    domainId: d.id,
+    host,
+    async link(input = {}) {
+      const link = await createLink({ ctx: user.ctx, input: { url: "https://dest.example/path", domain_id: d.id, ...input } as CreateLinkInput });
+      return { id: link.id, alias: link.alias };
+    },
+  };
+}
