@@ -43,14 +43,16 @@ export function createResolver(database: Database, now: () => Date, options: Cac
     async start(): Promise<void> {
       unlisten = await database.listen(CHANGES_CHANNEL, onChange);
     },
-    async domain(host: string): Promise<ServedDomain | null> {
+    /** The domain a Host names: from memory (synchronously) or one read. */
+    domain(host: string): Promise<ServedDomain | null> | ServedDomain | null {
       const key = host.toLowerCase();
       const hit = domains.get(key);
       if (hit) return hit.value;
       const seen = generation;
-      const value = await findDomainByHost(sys, key);
-      if (seen === generation) domains.set(key, { value });
-      return value;
+      return findDomainByHost(sys, key).then((value) => {
+        if (seen === generation) domains.set(key, { value });
+        return value;
+      });
     },
     /** The link, from memory or one indexed read; concurrent misses for one key share that read. */
     link(domainId: number, alias: string): Promise<VisitLink | null> | VisitLink | null {

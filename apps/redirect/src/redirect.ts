@@ -162,7 +162,8 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     if (method !== "GET" && !isHead && method !== "POST") {
       return sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
     }
-    const domain = await resolver.domain(req.headers.host ?? "");
+    const foundDomain = resolver.domain(req.headers.host ?? "");
+    const domain = foundDomain instanceof Promise ? await foundDomain : foundDomain;
     if (!domain) return sendPage(res, 404, UNKNOWN_HOST_PAGE, isHead);
 
     const url = req.url ?? "/";
