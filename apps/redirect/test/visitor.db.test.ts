@@ -3,7 +3,7 @@ import { updateDomain, updateLink } from "@shortener/core";
 import { openTestDb } from "@shortener/core/testing";
 import { clicks, links, pixels as pixelsTable, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BROWSER, IPHONE, createSite, startVisitor, type Site, type Visitor } from "./helpers.ts";
+import { IPHONE, createSite, startVisitor, type Site, type Visitor } from "./helpers.ts";
 
 let database: Database;
 let visitor: Visitor;
@@ -139,7 +139,7 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
     expect(csp).toMatch(/default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
     const nonce = /nonce-([A-Za-z0-9+/=]+)/.exec(csp)?.[1];
     for (const tag of res.body.match(/<script[^>]*>/g) ?? []) expect(tag).toContain(`nonce="${nonce}"`);
-    for (const header of [{ "sec-gpc": "1" }, { dnt: "1" }]) {
+    for (const header of [{ "sec-gpc": "1" }, { dnt: "1" }] as Array<Record<string, string>>) {
       const direct = await visitor.visit(`/${link.alias}`, { host: site.host, headers: header });
       expect(direct.status).toBe(302);
     }
@@ -242,6 +242,5 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
     const link = await site.link();
     expect((await visitor.visit(`/${link.alias}`, { host: site.host, method: "DELETE" })).status).toBe(405);
     expect((await visitor.visit(`/${link.alias}`, { host: site.host, method: "POST", body: "x=1", headers: { "content-type": "application/x-www-form-urlencoded" } })).status).toBe(405);
-    void BROWSER;
   });
 });
