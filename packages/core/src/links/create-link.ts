@@ -6,7 +6,8 @@ import { notifyChange } from "../shared/changes.ts";
 import { hashPassword } from "../shared/hash.ts";
 import { randomBase62 } from "../shared/random.ts";
 import { parseFields, throwIfErrors } from "../shared/validation.ts";
-import { findOwnedLink, type Link } from "./load-links.ts";
+import type { Link } from "./load-links.ts";
+import { linkStatus } from "./status.ts";
 import { CreateLinkShape, type CreateLinkInput } from "./schemas.ts";
 import { checkDraft, checkReferences, destinations, resolveEndsAt } from "./validate-link.ts";
 
@@ -30,7 +31,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     },
     errors,
   );
-  await checkReferences(
+  const refs = await checkReferences(
     ctx.db,
     ctx.actor.userId,
     {
@@ -71,27 +72,35 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     updatedAt: now,
   };
 
-  return withTransaction(ctx, async (tx) => {
-    let id: number | undefined;
-    let alias = v.alias ?? "";
-    for (let attempt = 0; id === undefined; attempt++) {
-      if (!v.alias) {
+  // With pixels, the link and its pixel rows commit together; without, one insert is atomic on its own.
+  const write = async (db: Ctx["db"]) => {
+    let inserted: typeof links.$inferSelect | undefined;
+    for (let attempt = 0; !inserted; attempt++) {
+      let alias = v.alias;
+      if (!alias) {
         if (attempt >= RANDOM_ALIAS_ATTEMPTS) throw new Error("no free random alias after several attempts");
         alias = randomBase62(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2));
       }
-      const [inserted] = await tx.db
-        .insert(links)
-        .values({ ...row, alias })
-        .onConflictDoNothing({ target: [links.domainId, links.alias] })
-        .returning({ id: links.id });
-      id = inserted?.id;
-      if (id === undefined && v.alias) throw ValidationError.field("alias", "The alias has already been taken.");
+      [inserted] = await db.insert(links).values({ ...row, alias }).onConflictDoNothing({ target: [links.domainId, links.alias] }).returning();
+      if (!inserted && v.alias) throw ValidationError.field("alias", "The alias has already been taken.");
     }
-    if (v.pixel_ids?.length) await tx.db.insert(linkPixels).values(v.pixel_ids.map((pixelId) => ({ linkId: id as number, pixelId })));
-    await notifyChange(tx.db, { kind: "link", id, domainId, alias });
-    const link = await findOwnedLink(tx.db, now, tx.actor.userId, id);
-    if (!link) throw new Error("created link not found");
-    return link;
-  });
+    const linkId = inserted.id;
+    if (v.pixel_ids?.length) await db.insert(linkPixels).values(v.pixel_ids.map((pixelId) => ({ linkId, pixelId })));
+    await notifyChange(db, { kind: "link", id: linkId, domainId, alias: inserted.alias });
+    return inserted;
+  };
+  const inserted = v.pixel_ids?.length ? await withTransaction(ctx, (tx) => write(tx.db)) : await write(ctx.db);
+  const { passwordHash: storedPassword, privacyPasswordHash: storedPrivacy, importKey: _importKey, domainId: _domainId, spaceId: _spaceId, ...rest } = inserted;
+  if (!refs.domain) throw new Error("domain vanished");
+  return {
+    ...rest,
+    clicks: Number(rest.clicks),
+    hasPassword: storedPassword !== null,
+    hasPrivacyPassword: storedPrivacy !== null,
+    status: linkStatus(inserted, now),
+    space: refs.space ?? null,
+    domain: refs.domain,
+    pixels: refs.pixels,
+  };
 }
 

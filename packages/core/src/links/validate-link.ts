@@ -1,6 +1,8 @@
 import { and, eq, inArray, ne } from "drizzle-orm";
 import { domains, links, pixels, spaces, type Db, type TargetEntry } from "@shortener/db";
+import { domainColumns, type Domain } from "../domains/domains.ts";
 import { checkNoLoops } from "../domains/served.ts";
+import { pixelColumns, type Pixel } from "../pixels/pixels.ts";
 import type { FieldErrors } from "../errors.ts";
 import { addError } from "../shared/validation.ts";
 import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "./schemas.ts";
@@ -70,6 +72,9 @@ export function destinations(values: {
   return out;
 }
 
+/** What the reference checks found: the rows a new link's answer needs, so it is not read back. */
+export type References = { domain?: Domain; space?: { id: number; name: string; color: number }; pixels: Pixel[] };
+
 /** The checks against the database, all at once: ownership of domain, space and pixels; loops; alias. */
 export async function checkReferences(
   db: Db,
@@ -82,17 +87,19 @@ export async function checkReferences(
     urls: Array<{ field: string; url: string }>;
   },
   errors: FieldErrors,
-): Promise<void> {
+): Promise<References> {
+  const found: References = { pixels: [] };
   const checks: Array<Promise<void>> = [checkNoLoops(db, refs.urls, errors)];
   if (refs.domainId !== undefined) {
     const domainId = refs.domainId;
     checks.push(
       db
-        .select({ id: domains.id })
+        .select(domainColumns)
         .from(domains)
         .where(and(eq(domains.id, domainId), eq(domains.userId, userId)))
-        .then((rows) => {
-          if (!rows.length) addError(errors, "domain_id", "The selected domain id is invalid.");
+        .then(([row]) => {
+          if (row) found.domain = row;
+          else addError(errors, "domain_id", "The selected domain id is invalid.");
         }),
     );
   }
@@ -100,11 +107,12 @@ export async function checkReferences(
     const spaceId = refs.spaceId;
     checks.push(
       db
-        .select({ id: spaces.id })
+        .select({ id: spaces.id, name: spaces.name, color: spaces.color })
         .from(spaces)
         .where(and(eq(spaces.id, spaceId), eq(spaces.userId, userId)))
-        .then((rows) => {
-          if (!rows.length) addError(errors, "space_id", "The selected space id is invalid.");
+        .then(([row]) => {
+          if (row) found.space = row;
+          else addError(errors, "space_id", "The selected space id is invalid.");
         }),
     );
   }
@@ -112,11 +120,13 @@ export async function checkReferences(
     const ids = refs.pixelIds;
     checks.push(
       db
-        .select({ id: pixels.id })
+        .select(pixelColumns)
         .from(pixels)
         .where(and(inArray(pixels.id, ids), eq(pixels.userId, userId)))
+        .orderBy(pixels.id)
         .then((rows) => {
           if (rows.length !== ids.length) addError(errors, "pixel_ids", "The selected pixel ids are invalid.");
+          found.pixels = rows;
         }),
     );
   }
@@ -134,4 +144,5 @@ export async function checkReferences(
     );
   }
   await Promise.all(checks);
+  return found;
 }
