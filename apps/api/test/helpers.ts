@@ -12,9 +12,12 @@ export type TestApi = {
   close(): Promise<void>;
 };
 
+/** Limits high enough that suites sending many requests with one key never meet them; rate-limit tests set their own. */
+export const UNLIMITED: Pick<ApiConfig, "rateLimitPerMinute" | "failedAuthPerMinute"> = { rateLimitPerMinute: 1_000_000, failedAuthPerMinute: 1_000_000 };
+
 export async function createTestApi(config: Partial<ApiConfig> = {}): Promise<TestApi> {
   const database = await openTestDb();
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...config } });
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...UNLIMITED, ...config } });
   await app.ready();
   return {
     app,
