@@ -58,6 +58,9 @@ describe("limit headers (CONTRACT §10)", () => {
       expect(limitOf(res), `${request.method} ${request.url}`).toEqual({ limit: "1000", remaining: String(expected) });
       expect(res.headers["retry-after"]).toBeUndefined();
     }
+    const head = await app.inject({ method: "HEAD", url: "/trpc/account.get", headers: auth });
+    expect(head.statusCode).toBe(204);
+    expect(limitOf(head)).toEqual({ limit: "1000", remaining: String(expected - 1) });
     // A 401 counts against the client address's failed authentications, and says so.
     const unauthenticated = await app.inject({ method: "GET", url: "/api/v1/account" });
     expect(unauthenticated.statusCode).toBe(401);

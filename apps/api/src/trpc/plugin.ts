@@ -35,6 +35,10 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
 
   await app.register(
     async (scope) => {
+      // tRPC answers HEAD with a bare 204 before creating a context: guard it here, so it is counted too.
+      scope.addHook("onRequest", async (req, res) => {
+        if (req.method === "HEAD") await guard(req, res);
+      });
       await scope.register(fastifyTRPCPlugin, { trpcOptions });
       // `/trpc`, `/trpc/` and deeper paths: tRPC's own NOT_FOUND, after the same guard (so, with limit headers).
       scope.setNotFoundHandler((req, res) => fastifyRequestHandler({ ...trpcOptions, req, res, path: "" }));
