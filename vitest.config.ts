@@ -37,6 +37,15 @@ export default defineConfig(async () => {
       hookTimeout: 60_000,
       projects: [
         { extends: true, test: { name: "unit", include: ["**/*.test.ts"], exclude: [...exclude, ...dbTests] } },
+        // Compile-time tests (`*.test-d.ts`): tsc checks them, a failing `expectTypeOf` or an unused `@ts-expect-error` fails the run.
+        {
+          extends: true,
+          test: {
+            name: "types",
+            include: [],
+            typecheck: { enabled: true, only: true, include: ["packages/client/test/**/*.test-d.ts"], tsconfig: "./packages/client/tsconfig.json" },
+          },
+        },
         { extends: true, test: { name: "pglite", include: dbTests, exclude, env: { TEST_DB_DRIVER: "pglite" } } },
         ...(postgresUrl
           ? [

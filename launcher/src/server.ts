@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
-import { createApi, isApiPath } from "@shortener/api";
+import { createApi, DEFAULT_API_CONFIG, isApiPath } from "@shortener/api";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
 import { migrate, openDb, type Database } from "@shortener/db";
 import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } from "@shortener/redirect";
@@ -42,10 +42,11 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       now,
       logger,
       config: {
+        ...DEFAULT_API_CONFIG,
         shortUrlScheme: env.SHORT_URL_SCHEME,
         rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+        redisUrl: env.REDIS_URL,
         trustProxy: env.TRUST_PROXY ?? false,
-        bodyLimit: 1024 * 1024,
       },
     });
     await api.ready();

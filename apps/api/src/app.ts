@@ -1,19 +1,26 @@
-import Fastify, { LogController, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
 import { sql } from "@shortener/db";
 import type { ApiDeps } from "./deps.ts";
 import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
-import { authenticate } from "./http/auth.ts";
+import { createGuard } from "./http/auth.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
+import { registerRateLimits } from "./http/rate-limit.ts";
+import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { createSerializers } from "./serialize/resources.ts";
+import { registerTrpc } from "./trpc/plugin.ts";
+import { appRouter } from "./trpc/router.ts";
 
 /** Paths the API answers; the launcher sends every other path to the visitor side. */
 export function isApiPath(url: string): boolean {
   return /^\/(api\/|api$|trpc\/|trpc$|stats\/|healthz(\?|$)|readyz(\?|$))/.test(url);
 }
 
-/** The REST (and, with it, tRPC) API as a Fastify instance that is not listening yet. */
+/**
+ * The REST and tRPC API as a Fastify instance that is not listening yet. Every request under `/api/v1`
+ * and `/trpc` goes through one guard: authentication and the rate limits of CONTRACT §10.
+ */
 export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
@@ -45,7 +52,8 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     if (isUnexpected) request.log.error({ err: error, url: request.url, method: request.method }, "unexpected error");
     return reply.code(status).headers(headers).send(body);
   });
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ message: NOT_FOUND_MESSAGE, code: "not_found", status: 404 }));
+  const notFound = (_request: unknown, reply: FastifyReply) => reply.code(404).send({ message: NOT_FOUND_MESSAGE, code: "not_found", status: 404 });
+  app.setNotFoundHandler(notFound);
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
@@ -58,14 +66,23 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     }
   });
 
+  const guard = createGuard(deps, await registerRateLimits(app, deps.config));
+
   await app.register(
     async (api) => {
-      api.addHook("onRequest", authenticate(deps));
+      api.addHook("onRequest", async (request, reply) => {
+        await guard(request, reply);
+      });
+      // Unknown paths under /api/v1 too: authenticated and counted, then 404.
+      api.setNotFoundHandler(notFound);
       accountRoutes(api, deps);
       resourceRoutes(api, deps, createSerializers(deps.config));
+      openApiRoutes(api);
     },
     { prefix: "/api/v1" },
   );
+
+  await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc" });
 
   return app;
 }

@@ -4,7 +4,14 @@ import type { Database } from "@shortener/db";
 export type ApiConfig = {
   /** Scheme of `short_url` and domain `url`; undefined: https, except http for localhost and IP addresses. */
   shortUrlScheme: "http" | "https" | undefined;
+  /** Requests a minute per API key (CONTRACT §10); a tRPC batch counts each of its calls. */
   rateLimitPerMinute: number;
+  /** Failed authentications a minute per client address; past it every request from there is a 429. */
+  failedAuthPerMinute: number;
+  /** Share the rate-limit counters through this Redis; undefined: in this process's memory. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key the rate limits write (one per deployment, or per test run). */
+  redisKeyPrefix: string;
   /** Addresses whose X-Forwarded-For is trusted: a list, `true` for any, or false. */
   trustProxy: string[] | boolean;
   bodyLimit: number;
@@ -13,6 +20,9 @@ export type ApiConfig = {
 export const DEFAULT_API_CONFIG: ApiConfig = {
   shortUrlScheme: undefined,
   rateLimitPerMinute: 120,
+  failedAuthPerMinute: 20,
+  redisUrl: undefined,
+  redisKeyPrefix: "shortener:rate-limit:",
   trustProxy: false,
   bodyLimit: 1024 * 1024,
 };

@@ -27,7 +27,23 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * The HTTP layer's own errors (never core's) on tRPC: an `HttpError` status → tRPC code. Its REST `code`
+ * slug travels as is. Only 401 and 429 reach tRPC in practice (authentication and limits).
+ */
+export const HTTP_ERROR_TRPC: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_SUPPORTED",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "TOO_MANY_REQUESTS",
+};
+
 export const NOT_FOUND_MESSAGE = "Resource not found.";
+export const SERVER_ERROR_MESSAGE = "Server Error.";
 export const unauthenticated = () => new HttpError(401, "unauthenticated", "Unauthenticated.");
 export const notFound = () => new HttpError(404, "not_found", NOT_FOUND_MESSAGE);
 
@@ -64,5 +80,5 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
     const message = (typeof e.code === "string" && FASTIFY_MESSAGES[e.code]) || "The request could not be understood.";
     return { status, body: { message, code, status }, headers: {}, isUnexpected: false };
   }
-  return { status: 500, body: { message: "Server Error.", code: "internal_error", status: 500 }, headers: {}, isUnexpected: true };
+  return { status: 500, body: { message: SERVER_ERROR_MESSAGE, code: "internal_error", status: 500 }, headers: {}, isUnexpected: true };
 }

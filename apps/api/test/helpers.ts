@@ -1,7 +1,8 @@
+import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import type { Database } from "@shortener/db";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
-import { createApi, DEFAULT_API_CONFIG, type ApiConfig } from "../src/index.ts";
+import { createApi, DEFAULT_API_CONFIG, type ApiConfig, type AppRouter } from "../src/index.ts";
 
 export type TestApi = {
   app: FastifyInstance;
@@ -12,9 +13,12 @@ export type TestApi = {
   close(): Promise<void>;
 };
 
+/** Limits high enough that suites sending many requests with one key never meet them; rate-limit tests set their own. */
+export const UNLIMITED: Pick<ApiConfig, "rateLimitPerMinute" | "failedAuthPerMinute"> = { rateLimitPerMinute: 1_000_000, failedAuthPerMinute: 1_000_000 };
+
 export async function createTestApi(config: Partial<ApiConfig> = {}): Promise<TestApi> {
   const database = await openTestDb();
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...config } });
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...UNLIMITED, ...config } });
   await app.ready();
   return {
     app,
@@ -51,4 +55,38 @@ export async function createOwner(api: TestApi) {
   const pixel = (await api.call(user, "POST", "/api/v1/pixels", { name: "p", type: "facebook", value: "123" })).body.data;
   if (!domain?.id || !space?.id || !pixel?.id) throw new Error("owner setup failed");
   return { user, domain, space, pixel };
+}
+
+/** A `fetch` that answers through `app.inject`, so the real tRPC client can drive an app that is not listening. */
+export function injectFetch(app: FastifyInstance, extraHeaders: Record<string, string> = {}) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+    const headers: Record<string, string> = { ...extraHeaders };
+    new Headers(init?.headers).forEach((value, key) => (headers[key] = value));
+    const res = await app.inject({
+      method: (init?.method ?? "GET") as InjectOptions["method"],
+      url: url.pathname + url.search,
+      headers,
+      ...(typeof init?.body === "string" ? { payload: init.body } : {}),
+    });
+    const responseHeaders = new Headers();
+    for (const [key, value] of Object.entries(res.headers)) {
+      for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined) responseHeaders.append(key, String(item));
+    }
+    return new Response(res.statusCode === 204 ? null : res.body, { status: res.statusCode, headers: responseHeaders });
+  };
+}
+
+/** The typed tRPC client of an app, with `key` as its bearer key (one HTTP request a call: httpLink). */
+export function trpcClient(app: FastifyInstance, key: string | undefined, options: { batch?: boolean; headers?: Record<string, string> } = {}) {
+  const link = options.batch ? httpBatchLink : httpLink;
+  return createTRPCClient<AppRouter>({
+    links: [
+      link({
+        url: "http://localhost/trpc",
+        fetch: injectFetch(app, options.headers),
+        headers: () => (key ? { authorization: `Bearer ${key}` } : {}),
+      }),
+    ],
+  });
 }

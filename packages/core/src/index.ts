@@ -1,6 +1,7 @@
 export * from "./errors.ts";
 export { withTransaction, type Actor, type Ctx, type Role, type SystemCtx } from "./context.ts";
 export { parseInput, toFieldErrors } from "./shared/validation.ts";
+export { IdInput } from "./shared/id-input.ts";
 export { PER_PAGE_VALUES, type Page } from "./shared/pagination.ts";
 export { hashPassword, verifyPassword, sha256 } from "./shared/hash.ts";
 export { randomBase62 } from "./shared/random.ts";

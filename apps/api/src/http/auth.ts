@@ -1,7 +1,8 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { authenticateApiKey, type Authenticated, type Ctx } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { unauthenticated } from "../errors.ts";
+import type { RateLimiter } from "./rate-limit.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -17,13 +18,26 @@ export function bearerToken(request: FastifyRequest): string | undefined {
   return header ? BEARER.exec(header)?.[1] : undefined;
 }
 
-/** onRequest hook: 401 unless the bearer token is a live key. */
-export function authenticate(deps: ApiDeps) {
-  return async (request: FastifyRequest): Promise<void> => {
+/**
+ * Authenticates a request and counts it against the limits (CONTRACT §1, §10), for REST and tRPC alike:
+ * a client address locked out by failed authentications gets 429 before its key is even looked up; a
+ * missing or unknown key is 401 and counts as a failed authentication of the address; a live key has
+ * `cost` requests counted (429 past the limit). Throws an `HttpError`; the headers are set on `reply`.
+ */
+export type Guard = (request: FastifyRequest, reply: FastifyReply, cost?: number) => Promise<Authenticated>;
+
+export function createGuard(deps: ApiDeps, limiter: RateLimiter): Guard {
+  return async (request, reply, cost = 1) => {
+    await limiter.checkAddress(request, reply);
     const token = bearerToken(request);
     const auth = token ? await authenticateApiKey({ db: deps.database.db, now: deps.now }, token) : null;
-    if (!auth) throw unauthenticated();
+    if (!auth) {
+      await limiter.failAddress(request, reply);
+      throw unauthenticated();
+    }
+    await limiter.consumeKey(request, reply, auth.keyId, cost);
     request.auth = auth;
+    return auth;
   };
 }
 
@@ -31,5 +45,9 @@ export function authenticate(deps: ApiDeps) {
 export function ctxOf(deps: ApiDeps, request: FastifyRequest): Ctx {
   const auth = request.auth;
   if (!auth) throw unauthenticated();
+  return coreCtx(deps, auth);
+}
+
+export function coreCtx(deps: ApiDeps, auth: Authenticated): Ctx {
   return { db: deps.database.db, now: deps.now, actor: { userId: auth.userId, role: auth.role } };
 }

@@ -37,7 +37,7 @@ export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
     language_target: targets(l.languageTarget),
     rotation_target: l.rotationTarget?.length ? l.rotationTarget.map((e) => ({ value: e.value })) : null,
     last_rotation: l.lastRotation,
-    disabled: l.disabled ? 1 : 0,
+    disabled: l.disabled ? (1 as const) : (0 as const),
     privacy: l.privacy,
     privacy_password: l.hasPrivacyPassword,
     password: l.hasPassword,

@@ -1,0 +1,226 @@
+import { z } from "zod";
+import * as core from "@shortener/core";
+import {
+  ApiKeyJson,
+  createdEnvelope,
+  CreatedUserJson,
+  deletedEnvelope,
+  DomainJson,
+  ErrorJson,
+  LinkJson,
+  listEnvelope,
+  oneEnvelope,
+  PixelJson,
+  SpaceJson,
+  UserJson,
+  ValidationErrorJson,
+} from "./schemas.ts";
+
+/** A JSON Schema or OpenAPI object: plain JSON. */
+type Json = { [key: string]: unknown };
+
+type Resource = {
+  path: string;
+  tag: string;
+  name: "Link" | "Domain" | "Space" | "Pixel";
+  object: "link" | "domain" | "space" | "pixel";
+  json: z.ZodType;
+  list: z.ZodObject;
+  create: z.ZodType;
+  update: z.ZodType;
+};
+
+const RESOURCES: Resource[] = [
+  { path: "/links", tag: "Links", name: "Link", object: "link", json: LinkJson, list: core.ListLinksInput, create: core.CreateLinkInput, update: core.UpdateLinkInput },
+  { path: "/domains", tag: "Domains", name: "Domain", object: "domain", json: DomainJson, list: core.ListDomainsInput, create: core.CreateDomainInput, update: core.UpdateDomainInput },
+  { path: "/spaces", tag: "Spaces", name: "Space", object: "space", json: SpaceJson, list: core.ListSpacesInput, create: core.CreateSpaceInput, update: core.UpdateSpaceInput },
+  { path: "/pixels", tag: "Pixels", name: "Pixel", object: "pixel", json: PixelJson, list: core.ListPixelsInput, create: core.CreatePixelInput, update: core.UpdatePixelInput },
+];
+
+/**
+ * Request schemas with `io: "input"`: what a client may send, before the schemas' own preprocessing.
+ * `unrepresentable: "any"` covers the fields every value of which is refused (`domain_id` on a link
+ * update, `name` on a domain update): they become `{}` (docs/adr/0007-openapi.md).
+ */
+function toSchemas(registry: z.core.$ZodRegistry<{ id: string }>, io: "input" | "output"): Record<string, Json> {
+  const { schemas } = z.toJSONSchema(registry, { io, unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
+  for (const schema of Object.values(schemas)) {
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return schemas;
+}
+
+/** An optional query parameter can be absent but not JSON `null`: drop the `null` branch forms need. */
+function withoutNull(schema: Json): Json {
+  if (Array.isArray(schema.anyOf)) {
+    const rest = (schema.anyOf as Json[]).filter((s) => s.type !== "null");
+    return rest.length === 1 && rest[0] ? rest[0] : { ...schema, anyOf: rest };
+  }
+  if (Array.isArray(schema.type)) {
+    const rest = (schema.type as string[]).filter((t) => t !== "null");
+    return { ...schema, type: rest.length === 1 ? rest[0] : rest };
+  }
+  return schema;
+}
+
+function queryParameters(schema: z.ZodObject): Json[] {
+  const { properties = {} } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Json> };
+  return Object.entries(properties).map(([name, s]) => ({ name, in: "query", required: false, schema: withoutNull(s) }));
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const RATE_HEADERS = {
+  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
+  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
+};
+const ok = (description: string, schemaId: string) => ({ description, headers: RATE_HEADERS, content: { "application/json": { schema: ref(schemaId) } } });
+const body = (schemaId: string, required: boolean) => ({
+  required,
+  content: { "application/x-www-form-urlencoded": { schema: ref(schemaId) }, "application/json": { schema: ref(schemaId) } },
+});
+
+/** The error responses every authenticated operation can give, plus the ones named. */
+function errors(...extra: Array<"Forbidden" | "NotFound" | "ValidationFailed" | "PayloadTooLarge" | "UnsupportedMediaType">) {
+  const statuses = { Forbidden: "403", NotFound: "404", ValidationFailed: "422", PayloadTooLarge: "413", UnsupportedMediaType: "415" };
+  const out: Json = { "401": responseRef("Unauthenticated"), "429": responseRef("TooManyRequests") };
+  for (const name of extra) out[statuses[name]] = responseRef(name);
+  return out;
+}
+
+const ID_PARAMETER = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "Any other value, or an id of someone else's resource, is a 404.",
+  schema: (z.toJSONSchema(core.IdInput).properties ?? {}).id,
+};
+
+function buildDocument(): Json {
+  const inputs = z.registry<{ id: string }>();
+  const outputs = z.registry<{ id: string }>();
+  const paths: Record<string, Json> = {};
+
+  for (const r of RESOURCES) {
+    inputs.add(r.create, { id: `Create${r.name}Input` });
+    inputs.add(r.update, { id: `Update${r.name}Input` });
+    outputs.add(r.json, { id: r.name });
+    outputs.add(oneEnvelope(r.json), { id: `${r.name}Response` });
+    outputs.add(createdEnvelope(r.json), { id: `${r.name}Created` });
+    outputs.add(listEnvelope(r.json), { id: `${r.name}List` });
+    outputs.add(deletedEnvelope(r.object), { id: `${r.name}Deleted` });
+    const tags = [r.tag];
+    paths[r.path] = {
+      get: { operationId: `list${r.tag}`, tags, summary: `List your ${r.object}s`, parameters: queryParameters(r.list), responses: { "200": ok("A page", `${r.name}List`), ...errors("ValidationFailed") } },
+      post: {
+        operationId: `create${r.name}`,
+        tags,
+        summary: `Create a ${r.object}`,
+        requestBody: body(`Create${r.name}Input`, true),
+        responses: { "201": ok("Created", `${r.name}Created`), ...errors("ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+      },
+    };
+    const update = (verb: string) => ({
+      operationId: `${verb}${r.name}`,
+      tags,
+      summary: `Change a ${r.object}: only the fields sent change; an empty value clears a field`,
+      requestBody: body(`Update${r.name}Input`, false),
+      responses: { "200": ok("Changed", `${r.name}Response`), ...errors("NotFound", "ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    });
+    paths[`${r.path}/{id}`] = {
+      parameters: [ID_PARAMETER],
+      get: { operationId: `get${r.name}`, tags, summary: `One ${r.object}`, responses: { "200": ok("The resource", `${r.name}Response`), ...errors("NotFound") } },
+      put: update("update"),
+      patch: update("patch"),
+      delete: { operationId: `delete${r.name}`, tags, summary: `Delete a ${r.object}`, responses: { "200": ok("Deleted", `${r.name}Deleted`), ...errors("NotFound") } },
+    };
+  }
+
+  inputs.add(core.CreateUserInput, { id: "CreateUserInput" });
+  outputs.add(UserJson, { id: "User" });
+  outputs.add(oneEnvelope(UserJson), { id: "UserResponse" });
+  outputs.add(createdEnvelope(CreatedUserJson), { id: "UserCreated" });
+  outputs.add(listEnvelope(UserJson), { id: "UserList" });
+  outputs.add(deletedEnvelope("user"), { id: "UserDeleted" });
+  outputs.add(createdEnvelope(ApiKeyJson), { id: "ApiKeyCreated" });
+  outputs.add(ErrorJson, { id: "Error" });
+  outputs.add(ValidationErrorJson, { id: "ValidationError" });
+
+  const account = ["Account"];
+  const admin = ["Users (admin)"];
+  paths["/account"] = { get: { operationId: "getAccount", tags: account, summary: "The caller's account", responses: { "200": ok("The account", "UserResponse"), ...errors() } } };
+  paths["/account/api-key"] = {
+    post: { operationId: "rotateApiKey", tags: account, summary: "Issue a new key for the caller and revoke the one used", responses: { "201": ok("The new key, shown once", "ApiKeyCreated"), ...errors() } },
+  };
+  paths["/users"] = {
+    get: { operationId: "listUsers", tags: admin, summary: "List users", parameters: queryParameters(core.ListUsersInput), responses: { "200": ok("A page", "UserList"), ...errors("Forbidden", "ValidationFailed") } },
+    post: {
+      operationId: "createUser",
+      tags: admin,
+      summary: "Create a user and its first API key",
+      requestBody: body("CreateUserInput", true),
+      responses: { "201": ok("The user and its key, shown once", "UserCreated"), ...errors("Forbidden", "ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    },
+  };
+  paths["/users/{id}"] = {
+    parameters: [ID_PARAMETER],
+    delete: { operationId: "deleteUser", tags: admin, summary: "Delete a user with all their data (not oneself)", responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") } },
+  };
+  paths["/openapi.json"] = {
+    get: {
+      operationId: "getOpenApiDocument",
+      tags: ["Meta"],
+      summary: "This document",
+      responses: { "200": { description: "OpenAPI 3.1", headers: RATE_HEADERS, content: { "application/json": { schema: { type: "object" } } } }, ...errors() },
+    },
+  };
+
+  const error = (description: string, schemaId = "Error", headers: Json = RATE_HEADERS) => ({ description, headers, content: { "application/json": { schema: ref(schemaId) } } });
+  const integerHeader = (description: string) => ({ description, schema: { type: "integer", minimum: 0 } });
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Shortener REST API",
+      version: "1.0.0",
+      description:
+        "phpShort-compatible link API. Bodies are application/x-www-form-urlencoded with bracket notation (country[0][key]=US, pixel_ids[]=3) or application/json with the same field names; an empty value means \"not set\" on create and \"clear it\" on update. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.",
+    },
+    servers: [{ url: "/api/v1" }],
+    security: [{ bearer: [] }],
+    tags: [...RESOURCES.map((r) => ({ name: r.tag })), { name: "Account" }, { name: "Users (admin)" }, { name: "Meta" }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (shk_…), in the Authorization header only" } },
+      schemas: { ...toSchemas(inputs, "input"), ...toSchemas(outputs, "output") },
+      headers: {
+        "X-RateLimit-Limit": integerHeader("Requests a minute for this key (or, on a 401, failed authentications a minute for this address)"),
+        "X-RateLimit-Remaining": integerHeader("Requests left in the current minute"),
+        "Retry-After": integerHeader("Seconds until the limit resets"),
+        "X-RateLimit-Reset": integerHeader("When the limit resets, in epoch seconds"),
+      },
+      responses: {
+        Unauthenticated: error("Missing, malformed, unknown or revoked API key"),
+        Forbidden: error("Reserved for administrators, or not allowed on oneself"),
+        NotFound: error("No such resource among yours"),
+        ValidationFailed: error("Every failing field at once", "ValidationError"),
+        PayloadTooLarge: error("The body is over 1 MiB"),
+        UnsupportedMediaType: error("Neither form-encoded nor JSON"),
+        TooManyRequests: error("Too Many Attempts.", "Error", {
+          ...RATE_HEADERS,
+          "Retry-After": { $ref: "#/components/headers/Retry-After" },
+          "X-RateLimit-Reset": { $ref: "#/components/headers/X-RateLimit-Reset" },
+        }),
+      },
+    },
+  };
+}
+
+let cached: Json | undefined;
+
+/** The OpenAPI 3.1 document of the REST API, generated from the zod schemas both transports use. */
+export function getOpenApiDocument(): Json {
+  cached ??= buildDocument();
+  return cached;
+}

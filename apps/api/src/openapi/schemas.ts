@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { PIXEL_TYPES } from "@shortener/core";
+
+/*
+ * The JSON the REST API answers (CONTRACT §2, §3), as zod schemas: the OpenAPI document is generated
+ * from them. Strict objects, so a field the serialisers add without adding it here fails the tests
+ * that validate live responses against the document (openapi.db.test.ts); test/openapi-types.test.ts
+ * also checks the field names against the serialisers at compile time.
+ */
+
+const Id = z.int().min(1).max(2_147_483_647);
+const Timestamp = z.iso.datetime().describe("ISO-8601 UTC, e.g. 2026-11-22T10:00:00.000Z");
+
+export const DomainJson = z.strictObject({
+  id: Id,
+  name: z.string().describe("Lower-case host name or IPv4, with an optional :port; IDN as punycode"),
+  url: z.string().describe("scheme + :// + name"),
+  index_page: z.string().nullable(),
+  not_found_page: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const SpaceJson = z.strictObject({ id: Id, name: z.string(), color: z.int().min(1).max(6), created_at: Timestamp, updated_at: Timestamp });
+
+const PixelType = z.enum(PIXEL_TYPES);
+export const PixelJson = z.strictObject({ id: Id, name: z.string(), type: PixelType, value: z.string(), created_at: Timestamp, updated_at: Timestamp });
+
+const KeyedTarget = z.strictObject({ key: z.string(), value: z.string() });
+const Targets = z.array(KeyedTarget).nullable().describe("null when the group is empty");
+
+export const LinkJson = z.strictObject({
+  id: Id,
+  alias: z.string(),
+  url: z.string(),
+  short_url: z.string().describe("the domain's url + / + alias"),
+  title: z.string().nullable(),
+  target_type: z.literal([0, 1, 2, 3, 4]).describe("0 none, 1 country, 2 platform, 3 language, 4 rotation"),
+  country_target: Targets,
+  platform_target: Targets,
+  language_target: Targets,
+  rotation_target: z.array(z.strictObject({ value: z.string() })).nullable(),
+  last_rotation: z.int().nullable(),
+  disabled: z.literal([0, 1]),
+  privacy: z.literal([0, 1, 2]).describe("0 public stats, 1 owner only, 2 password"),
+  privacy_password: z.boolean().describe("whether a stats password is set"),
+  password: z.boolean().describe("whether a password is set"),
+  expiration_url: z.string().nullable(),
+  expiration_clicks: z.int().min(0).describe("0: no limit"),
+  expiration_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable(),
+  expiration_time: z.string().regex(/^\d{2}:\d{2}$/).nullable(),
+  ends_at: Timestamp.nullable(),
+  clicks: z.int().min(0),
+  status: z.literal([1, 2, 3]).describe("1 active, 2 expired, 3 disabled"),
+  space: z.strictObject({ id: Id, name: z.string(), color: z.int() }).nullable(),
+  domain: DomainJson,
+  pixels: z.array(z.strictObject({ id: Id, name: z.string(), type: PixelType, value: z.string() })),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const UserJson = z.strictObject({ id: Id, name: z.string(), email: z.string(), role: z.enum(["admin", "user"]), created_at: Timestamp });
+export const CreatedUserJson = UserJson.extend({ api_key: z.string().describe("shown once") });
+export const ApiKeyJson = z.strictObject({ api_key: z.string().describe("shown once; the key of the request is revoked") });
+
+/** CONTRACT §2 envelopes. */
+export const oneEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(200) });
+export const createdEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(201) });
+
+const PageUrl = z.string().describe("absolute URL keeping every filter of the request");
+export const listEnvelope = <T extends z.ZodType>(item: T) =>
+  z.strictObject({
+    data: z.array(item),
+    links: z.strictObject({ first: PageUrl, last: PageUrl, prev: PageUrl.nullable(), next: PageUrl.nullable() }),
+    meta: z.strictObject({
+      current_page: z.int().min(1),
+      from: z.int().min(1).nullable(),
+      last_page: z.int().min(1),
+      path: z.string(),
+      per_page: z.int(),
+      to: z.int().min(1).nullable(),
+      total: z.int().min(0),
+    }),
+    status: z.literal(200),
+  });
+
+export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user") =>
+  z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true), status: z.literal(200) });
+
+export const ErrorJson = z.strictObject({
+  message: z.string(),
+  code: z.string().describe("unauthenticated, forbidden, not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, internal_error, bad_request"),
+  status: z.int(),
+});
+
+export const ValidationErrorJson = z.strictObject({
+  message: z.record(z.string(), z.array(z.string())).describe("every failing field with its sentences; nested fields joined by dots (country.0.key)"),
+  code: z.literal("validation_failed"),
+  status: z.literal(422),
+});

@@ -1,0 +1,48 @@
+import type { AnyRouter } from "@trpc/server";
+import { fastifyRequestHandler, fastifyTRPCPlugin, type CreateFastifyContextOptions, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
+import type { FastifyInstance } from "fastify";
+import type { ApiDeps } from "../deps.ts";
+import { coreCtx, type Guard } from "../http/auth.ts";
+import { createSerializers } from "../serialize/resources.ts";
+import { toTrpcError } from "./errors.ts";
+import type { TrpcContext } from "./init.ts";
+
+/**
+ * Mounts `router` at `prefix` with fastifyTRPCPlugin. The context is created once per HTTP request,
+ * through the same guard as REST: the same key, the same limits (a batch counts each of its calls).
+ * Its failures reach every call of the batch as tRPC errors (401 UNAUTHORIZED, 429 TOO_MANY_REQUESTS).
+ */
+export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDeps; guard: Guard; router: AnyRouter; prefix: string }): Promise<void> {
+  const { deps, guard, router, prefix } = options;
+  const json = createSerializers(deps.config);
+
+  const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcContext> => {
+    try {
+      const auth = await guard(req, res, Math.max(1, info.calls.length));
+      return { core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log };
+    } catch (error) {
+      throw toTrpcError(error);
+    }
+  };
+
+  const trpcOptions: FastifyTRPCPluginOptions<AnyRouter>["trpcOptions"] = {
+    router,
+    createContext,
+    onError({ error, req, path }) {
+      if (error.code === "INTERNAL_SERVER_ERROR") req.log.error({ err: error.cause ?? error, path }, "unexpected error");
+    },
+  };
+
+  await app.register(
+    async (scope) => {
+      // tRPC answers HEAD with a bare 204 before creating a context: guard it here, so it is counted too.
+      scope.addHook("onRequest", async (req, res) => {
+        if (req.method === "HEAD") await guard(req, res);
+      });
+      await scope.register(fastifyTRPCPlugin, { trpcOptions });
+      // `/trpc`, `/trpc/` and deeper paths: tRPC's own NOT_FOUND, after the same guard (so, with limit headers).
+      scope.setNotFoundHandler((req, res) => fastifyRequestHandler({ ...trpcOptions, req, res, path: "" }));
+    },
+    { prefix },
+  );
+}

@@ -1,0 +1,183 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { ValidateFunction } from "ajv";
+import type { FastifyInstance, InjectOptions } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApi, DEFAULT_API_CONFIG, getOpenApiDocument } from "../src/index.ts";
+import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
+
+// ajv-formats is CommonJS: NodeNext types its default import as the module object, vitest hands over the function.
+type AddFormats = typeof addFormatsModule.default;
+const addFormats: AddFormats = (addFormatsModule as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
+
+let api: TestApi;
+let doc: Json;
+const DOC_ID = "https://shortener.test/openapi.json";
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+beforeAll(async () => {
+  api = await createTestApi();
+  const admin = await api.user("admin");
+  doc = (await api.call(admin, "GET", "/api/v1/openapi.json")).body;
+  ajv.addSchema({ $id: DOC_ID, components: doc.components });
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+const resolve = (ref: string): Json => ref.slice(2).split("/").reduce((node: Json, part) => node[part.replaceAll("~1", "/").replaceAll("~0", "~")], doc);
+
+/** The validator of the JSON schema the document declares for one path, method and status. */
+const validators = new Map<string, ValidateFunction>();
+function schemaOf(path: string, method: string, status: number): ValidateFunction {
+  const key = `${method} ${path} ${status}`;
+  const cached = validators.get(key);
+  if (cached) return cached;
+  let response = doc.paths[path]?.[method]?.responses?.[String(status)];
+  if (!response) throw new Error(`the document declares no ${status} for ${key}`);
+  if (response.$ref) response = resolve(response.$ref);
+  const schema = response.content["application/json"].schema as Json;
+  const compiled = ajv.compile(schema.$ref ? { $ref: `${DOC_ID}${schema.$ref}` } : schema);
+  validators.set(key, compiled);
+  return compiled;
+}
+
+/** Makes a real request and checks the live body against the document: status declared, body valid. */
+async function checked(app: FastifyInstance, key: string | undefined, method: "get" | "post" | "put" | "patch" | "delete", path: string, url: string, options: { form?: Record<string, string | string[]>; json?: unknown } = {}) {
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  const request: InjectOptions = { method: method.toUpperCase() as InjectOptions["method"], url: `/api/v1${url}`, headers };
+  if (options.form) {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(options.form)) for (const item of Array.isArray(v) ? v : [v]) params.append(k, item);
+    request.payload = params.toString();
+    headers["content-type"] = "application/x-www-form-urlencoded";
+  } else if (options.json !== undefined) {
+    request.payload = JSON.stringify(options.json);
+    headers["content-type"] = "application/json";
+  }
+  const res = await app.inject(request);
+  const body = res.json();
+  const validate = schemaOf(path, method, res.statusCode);
+  expect(validate(body), `${method} ${url} → ${res.statusCode}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  return { status: res.statusCode, body };
+}
+
+describe("GET /api/v1/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    expect(doc.openapi).toBe("3.1.0");
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("is the document generated from the schemas, and needs an API key like every /api/v1 route", async () => {
+    expect(doc).toEqual(getOpenApiDocument());
+    expect((await api.call(undefined, "GET", "/api/v1/openapi.json")).status).toBe(401);
+  });
+
+  it("describes every REST route, with bearer security and both body types", () => {
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      ["/account", "/account/api-key", "/domains", "/domains/{id}", "/links", "/links/{id}", "/openapi.json", "/pixels", "/pixels/{id}", "/spaces", "/spaces/{id}", "/users", "/users/{id}"].sort(),
+    );
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(Object.keys(doc.paths["/links"].post.requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded"]);
+    // Request schemas are core's, converted with io "input".
+    const create = resolve(doc.paths["/links"].post.requestBody.content["application/json"].schema.$ref);
+    expect(create.required).toEqual(["url"]);
+    expect(create.properties.alias.anyOf[0]).toMatchObject({ type: "string", maxLength: 255, pattern: "^[A-Za-z0-9_-]+$" });
+    expect(doc.paths["/links"].get.parameters.find((p: Json) => p.name === "sort_by").schema).toEqual({ type: "string", enum: ["id", "clicks", "title", "alias", "url"] });
+  });
+});
+
+describe("live responses match the schemas the document declares", () => {
+  it("links: store, show, list, update (PUT and PATCH), delete, 422, 404, 401", async () => {
+    const owner = await createOwner(api);
+    const key = owner.user.apiKey;
+    const created = await checked(api.app, key, "post", "/links", "/links", {
+      form: {
+        url: "https://example.com/a",
+        domain_id: String(owner.domain.id),
+        title: "Documented",
+        password: "s3cret",
+        space_id: String(owner.space.id),
+        "pixel_ids[]": [String(owner.pixel.id)],
+        target_type: "1",
+        "country[0][key]": "de",
+        "country[0][value]": "https://de.example/",
+        "rotation[0][value]": "https://r.example/",
+        expiration_date: "2099-01-02",
+        expiration_time: "03:04",
+        expiration_clicks: "10",
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as number;
+    expect((await checked(api.app, key, "get", "/links/{id}", `/links/${id}`)).status).toBe(200);
+    expect((await checked(api.app, key, "get", "/links", "/links?search=Documented&sort_by=clicks&per_page=25")).body.data).toHaveLength(1);
+    expect((await checked(api.app, key, "get", "/links", "/links?page=99")).body.meta.from).toBeNull();
+    expect((await checked(api.app, key, "put", "/links/{id}", `/links/${id}`, { json: { title: null, space_id: null, expiration_date: null } })).body.data.title).toBeNull();
+    expect((await checked(api.app, key, "patch", "/links/{id}", `/links/${id}`, { form: { disabled: "1" } })).body.data.status).toBe(3);
+
+    const invalid = await checked(api.app, key, "post", "/links", "/links", { form: { url: "javascript:alert(1)", privacy: "9" } });
+    expect(invalid.status).toBe(422);
+    expect((await checked(api.app, key, "get", "/links", "/links?sort_by=nope")).status).toBe(422);
+    expect((await checked(api.app, key, "get", "/links/{id}", "/links/99999999")).status).toBe(404);
+    expect((await checked(api.app, key, "delete", "/links/{id}", `/links/${id}`)).body).toEqual({ id, object: "link", deleted: true, status: 200 });
+    expect((await checked(api.app, key, "delete", "/links/{id}", `/links/${id}`)).status).toBe(404);
+    expect((await checked(api.app, undefined, "get", "/links", "/links")).status).toBe(401);
+  });
+
+  it("domains, spaces, pixels, account and users", async () => {
+    const admin = (await api.user("admin")).apiKey;
+    const domain = await checked(api.app, admin, "post", "/domains", "/domains", { form: { name: `doc-${Date.now()}.example`, index_page: "https://home.example/" } });
+    expect(domain.status).toBe(201);
+    await checked(api.app, admin, "get", "/domains", "/domains");
+    await checked(api.app, admin, "patch", "/domains/{id}", `/domains/${domain.body.data.id}`, { form: { not_found_page: "https://nf.example/" } });
+    expect((await checked(api.app, admin, "patch", "/domains/{id}", `/domains/${domain.body.data.id}`, { form: { name: "x.example" } })).status).toBe(422);
+    await checked(api.app, admin, "delete", "/domains/{id}", `/domains/${domain.body.data.id}`);
+
+    const space = await checked(api.app, admin, "post", "/spaces", "/spaces", { json: { name: "Docs", color: 2 } });
+    await checked(api.app, admin, "get", "/spaces/{id}", `/spaces/${space.body.data.id}`);
+    await checked(api.app, admin, "get", "/spaces", "/spaces?sort_by=name&sort=asc");
+    await checked(api.app, admin, "delete", "/spaces/{id}", `/spaces/${space.body.data.id}`);
+
+    const pixel = await checked(api.app, admin, "post", "/pixels", "/pixels", { form: { name: "Tag", type: "x", value: "abc" } });
+    await checked(api.app, admin, "put", "/pixels/{id}", `/pixels/${pixel.body.data.id}`, { form: { value: "def" } });
+    await checked(api.app, admin, "get", "/pixels", "/pixels");
+    await checked(api.app, admin, "delete", "/pixels/{id}", `/pixels/${pixel.body.data.id}`);
+
+    await checked(api.app, admin, "get", "/account", "/account");
+    const user = await checked(api.app, admin, "post", "/users", "/users", { form: { email: `doc-${Date.now()}@example.test`, name: "Doc" } });
+    expect(user.status).toBe(201);
+    await checked(api.app, admin, "get", "/users", "/users");
+    expect((await checked(api.app, user.body.data.api_key, "get", "/users", "/users")).status).toBe(403);
+    const rotated = await checked(api.app, user.body.data.api_key, "post", "/account/api-key", "/account/api-key");
+    expect(rotated.status).toBe(201);
+    await checked(api.app, admin, "delete", "/users/{id}", `/users/${user.body.data.id}`);
+  });
+
+  it("a 429 matches its declared response, headers included", async () => {
+    const app = await createApi({ database: api.database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, rateLimitPerMinute: 1 } });
+    try {
+      const key = (await api.user()).apiKey;
+      await checked(app, key, "get", "/account", "/account");
+      const limited = await checked(app, key, "get", "/account", "/account");
+      expect(limited.status).toBe(429);
+      expect(Object.keys(resolve(doc.paths["/account"].get.responses["429"].$ref).headers).sort()).toEqual(["Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the response schemas catch a field the API does not document", () => {
+    const validate = schemaOf("/spaces/{id}", "get", 200);
+    const space = { id: 1, name: "a", color: 1, created_at: "2026-11-22T10:00:00.000Z", updated_at: "2026-11-22T10:00:00.000Z" };
+    expect(validate({ data: space, status: 200 })).toBe(true);
+    expect(validate({ data: { ...space, secret: "x" }, status: 200 })).toBe(false);
+    expect(validate({ data: { ...space, color: "1" }, status: 200 })).toBe(false);
+  });
+});

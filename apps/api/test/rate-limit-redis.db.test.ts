@@ -1,0 +1,144 @@
+import { randomBytes } from "node:crypto";
+import { createServer, connect, type Server, type Socket } from "node:net";
+import type { FastifyInstance } from "fastify";
+import { Redis } from "ioredis";
+import { createTestUser, openTestDb } from "@shortener/core/testing";
+import type { Database } from "@shortener/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApi, DEFAULT_API_CONFIG, type ApiConfig } from "../src/index.ts";
+
+/**
+ * CONTRACT §10: with REDIS_URL the counters are shared by every process. Needs the Redis of the
+ * development and CI machines (TOOLCHAIN.md); when it is down these tests fail, they never skip.
+ * Each run writes under a prefix of its own, so parallel runs and test files never share a counter.
+ */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const PREFIX = `shortener-test:${randomBytes(6).toString("hex")}:`;
+
+let database: Database;
+let redis: Redis;
+const apps: FastifyInstance[] = [];
+beforeAll(async () => {
+  database = await openTestDb();
+  redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+});
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await database?.close();
+  if (redis) {
+    const keys = await redis.keys(`${PREFIX}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  }
+});
+
+/** One API process: its own Fastify instance, on the shared database and the shared Redis. */
+async function processWith(config: Partial<ApiConfig>, redisUrl = REDIS_URL): Promise<FastifyInstance> {
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl, redisKeyPrefix: PREFIX, ...config } });
+  await app.ready();
+  apps.push(app);
+  return app;
+}
+
+const account = (app: FastifyInstance, key?: string) =>
+  app.inject({ method: "GET", url: "/api/v1/account", headers: key ? { authorization: `Bearer ${key}` } : {} });
+
+describe("rate limits shared through Redis", () => {
+  it("two processes enforce one limit per key: 3 requests on A and 3 on B, the sixth is 429", async () => {
+    const a = await processWith({ rateLimitPerMinute: 5 });
+    const b = await processWith({ rateLimitPerMinute: 5 });
+    const { apiKey } = await createTestUser(database.db);
+    const remaining: string[] = [];
+    for (const app of [a, a, a, b, b]) {
+      const res = await account(app, apiKey);
+      expect(res.statusCode).toBe(200);
+      remaining.push(String(res.headers["x-ratelimit-remaining"]));
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    const sixth = await account(b, apiKey);
+    expect(sixth.statusCode).toBe(429);
+    expect(sixth.body).toBe('{"message":"Too Many Attempts.","code":"rate_limited","status":429}');
+    expect(Number(sixth.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect((await account(a, apiKey)).statusCode).toBe(429);
+    expect((await a.inject({ method: "GET", url: "/trpc/account.get", headers: { authorization: `Bearer ${apiKey}` } })).statusCode).toBe(429);
+  });
+
+  it("shares the failed authentications of an address too", async () => {
+    const a = await processWith({ failedAuthPerMinute: 2 });
+    const b = await processWith({ failedAuthPerMinute: 2 });
+    const from = (app: FastifyInstance) => app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.77" });
+    expect((await from(a)).statusCode).toBe(401);
+    expect((await from(b)).statusCode).toBe(401);
+    expect((await from(a)).statusCode).toBe(429);
+    expect((await from(b)).statusCode).toBe(429);
+  });
+
+  it("stores counters under the prefix, by key id and address, never the key itself", async () => {
+    const app = await processWith({});
+    const { apiKey } = await createTestUser(database.db);
+    await account(app, apiKey);
+    await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.78" });
+    const keys = await redis.keys(`${PREFIX}*`);
+    expect(keys.some((k) => /k:\d+$/.test(k))).toBe(true);
+    expect(keys).toContain(`${PREFIX}a:192.0.2.78`);
+    expect(keys.join(" ")).not.toContain(apiKey.slice(4, 20));
+    const ttl = await redis.pttl(`${PREFIX}a:192.0.2.78`);
+    expect(ttl > 0 && ttl <= 60_000).toBe(true);
+  });
+
+  it("an unreachable Redis stops the start with a message naming REDIS_URL", async () => {
+    await expect(createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl: "redis://127.0.0.1:1" } })).rejects.toThrow(/REDIS_URL cannot be reached/);
+  });
+
+  it("closing the app closes its Redis connection", async () => {
+    const name = `shortener-api-${process.pid}`;
+    const count = async () => String(await redis.client("LIST")).split("\n").filter((line: string) => line.includes(` name=${name} `)).length;
+    const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl: REDIS_URL, redisKeyPrefix: PREFIX } });
+    const before = await count();
+    expect(before).toBeGreaterThanOrEqual(1);
+    await app.close();
+    expect(await count()).toBe(before - 1);
+  });
+
+  it("when Redis goes away, the process keeps answering and limits with counters in its memory", async () => {
+    const proxy = await startProxy(REDIS_URL);
+    const app = await processWith({ rateLimitPerMinute: 3 }, proxy.url);
+    const { apiKey } = await createTestUser(database.db);
+    expect((await account(app, apiKey)).headers["x-ratelimit-remaining"]).toBe("2");
+    await proxy.stop();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await account(app, apiKey);
+      statuses.push(res.statusCode);
+      expect(res.headers["x-ratelimit-limit"]).toBe("3");
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
+/** A TCP proxy to Redis that the test can cut, as if Redis went down. */
+async function startProxy(target: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(port || 6379), hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => s.destroy());
+      s.on("close", () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("proxy has no port");
+  return {
+    url: `redis://127.0.0.1:${address.port}`,
+    async stop() {
+      const closed = new Promise<void>((ok) => server.close(() => ok()));
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { describe, expectTypeOf, it } from "vitest";
+import { createClient, type ClientError, type RouterInputs, type RouterOutputs } from "../src/index.ts";
+
+/**
+ * Compile-time tests of the client's types. `tsc` checks this file (`pnpm typecheck`), and so does
+ * vitest's typecheck mode (`pnpm test`): an `@ts-expect-error` line that compiles fails both. Nothing
+ * here runs; the calls would need a server (client.db.test.ts makes real ones).
+ */
+const client = createClient({ url: "http://127.0.0.1:3000", apiKey: "shk_test" });
+
+describe("@shortener/client types", () => {
+  it("answers REST's objects", () => {
+    expectTypeOf<RouterOutputs["links"]["get"]["short_url"]>().toEqualTypeOf<string>();
+    expectTypeOf<RouterOutputs["links"]["get"]["title"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterOutputs["links"]["get"]["disabled"]>().toEqualTypeOf<0 | 1>();
+    expectTypeOf<RouterOutputs["links"]["get"]["domain"]["url"]>().toEqualTypeOf<string>();
+    expectTypeOf<RouterOutputs["links"]["list"]["data"]>().toEqualTypeOf<Array<RouterOutputs["links"]["get"]>>();
+    expectTypeOf<RouterOutputs["links"]["list"]["meta"]>().toEqualTypeOf<{
+      current_page: number;
+      from: number | null;
+      last_page: number;
+      per_page: number;
+      to: number | null;
+      total: number;
+    }>();
+    expectTypeOf<RouterOutputs["links"]["delete"]>().toEqualTypeOf<{ id: number; object: "link"; deleted: true }>();
+    expectTypeOf<RouterOutputs["account"]["get"]["role"]>().toEqualTypeOf<"admin" | "user">();
+    expectTypeOf<RouterOutputs["account"]["rotateKey"]>().toEqualTypeOf<{ api_key: string }>();
+    expectTypeOf(client.domains.get.query).returns.resolves.toEqualTypeOf<RouterOutputs["domains"]["get"]>();
+  });
+
+  it("takes core's input schemas", () => {
+    expectTypeOf<RouterInputs["links"]["get"]>().toEqualTypeOf<{ id: number }>();
+    expectTypeOf<RouterInputs["links"]["list"]["sort_by"]>().toEqualTypeOf<"id" | "clicks" | "title" | "alias" | "url" | null | undefined>();
+    expectTypeOf<RouterInputs["links"]["update"]>().toHaveProperty("id").toEqualTypeOf<number>();
+    expectTypeOf<RouterInputs["links"]["update"]>().toHaveProperty("title").toEqualTypeOf<string | null | undefined>();
+  });
+
+  it("types the errors with REST's slug and field errors", () => {
+    expectTypeOf<NonNullable<ClientError["data"]>["slug"]>().toEqualTypeOf<string>();
+    expectTypeOf<NonNullable<ClientError["data"]>["fieldErrors"]>().toEqualTypeOf<Record<string, string[]> | null>();
+  });
+
+  it("refuses wrong procedures, field names and field types", () => {
+    const never = () => {
+      // @ts-expect-error no such procedure
+      void client.links.craete.mutate({ url: "https://example.com/", domain_id: 1 });
+      // @ts-expect-error a query is not a mutation
+      void client.links.list.mutate({});
+      // @ts-expect-error `titel` is no field of a link
+      void client.links.create.mutate({ url: "https://example.com/", domain_id: 1, titel: "x" });
+      // @ts-expect-error a title is a string
+      void client.links.create.mutate({ url: "https://example.com/", domain_id: 1, title: 5 });
+      // @ts-expect-error an alias is a string
+      void client.links.create.mutate({ url: "https://example.com/", domain_id: 1, alias: 12345 });
+      // @ts-expect-error `url` is required
+      void client.links.create.mutate({ domain_id: 1 });
+      // @ts-expect-error sort_by is one of id, clicks, title, alias, url
+      void client.links.list.query({ sort_by: "created_at" });
+      // @ts-expect-error sort is asc or desc
+      void client.domains.list.query({ sort: "up" });
+      // @ts-expect-error an id is a number
+      void client.links.get.query({ id: "12" });
+      // @ts-expect-error the id is required
+      void client.links.delete.mutate({});
+      // @ts-expect-error the domain of a link cannot change
+      void client.links.update.mutate({ id: 1, domain_id: 2 });
+      // @ts-expect-error a domain's name cannot change
+      void client.domains.update.mutate({ id: 1, name: "other.example" });
+      // @ts-expect-error a space's name is a string
+      void client.spaces.create.mutate({ name: 1 });
+      // @ts-expect-error account.get takes no input
+      void client.account.get.query({ id: 1 });
+    };
+    expectTypeOf(never).toBeFunction();
+  });
+});
