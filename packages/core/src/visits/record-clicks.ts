@@ -31,8 +31,30 @@ export async function countLimitedClick(ctx: SystemCtx, linkId: number): Promise
 }
 
 /**
- * Writes a batch of clicks: one multi-row insert, and one counter update for all their links (skipping
- * the clicks already counted). Clicks of links deleted meanwhile are dropped. One transaction.
+ * The (dimension, value) pairs one click adds to its day's rollups (`link_stats_daily`), as a lateral
+ * VALUES list over a clicks row aliased `c`. The migration that created the table backfills with the same
+ * list; keep them in step (docs/adr/0011-stats-rollups.md). Unknown values are '' (read back as "Unknown").
+ */
+export const ROLLUP_PAIRS = sql.raw(`(values
+  ('clicks', ''),
+  ('clicks_hour', to_char(c.created_at at time zone 'UTC', 'HH24')),
+  ('country', coalesce(left(c.country, 255), '')),
+  ('platform', coalesce(left(c.platform, 255), '')),
+  ('browser', coalesce(left(c.browser, 255), '')),
+  ('device', coalesce(left(c.device, 255), '')),
+  ('language', coalesce(left(c.language, 255), '')),
+  ('referrer', coalesce(left(c.referrer, 255), ''))
+) as d(dimension, value)`);
+
+/** A click's UTC day, from a clicks row aliased `c`. */
+export const ROLLUP_DAY = sql.raw(`(c.created_at at time zone 'UTC')::date`);
+
+/**
+ * Writes a batch of clicks in one transaction of two statements: one that inserts the clicks and adds
+ * them to the daily rollups (grouped, so one upsert per distinct link, day, dimension and value — not per
+ * click), and one counter update for all their links (skipping the clicks already counted). Clicks of
+ * links deleted meanwhile are dropped. The rollup rows are upserted in key order, so concurrent batches
+ * lock them in the same order and cannot deadlock on them.
  */
 export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   if (!clicks.length) return;
@@ -49,14 +71,23 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   const rotations = ids.map((id) => perLink.get(id)?.rotation ?? null);
   await db.transaction(async (tx) => {
     await tx.execute(sql`
-      insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer)
-      select v.link_id, v.created_at, v.country, v.platform, v.browser, v.device, v.language, v.referrer
-      from unnest(
-        ${pgArray(col("linkId"))}::int[], ${pgArray(col("at").map((d) => d.toISOString()))}::timestamptz[],
-        ${pgArray(col("country"))}::text[], ${pgArray(col("platform"))}::text[], ${pgArray(col("browser"))}::text[],
-        ${pgArray(col("device"))}::text[], ${pgArray(col("language"))}::text[], ${pgArray(col("referrer"))}::text[]
-      ) as v(link_id, created_at, country, platform, browser, device, language, referrer)
-      where exists (select 1 from links where links.id = v.link_id)`);
+      with c as (
+        insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer)
+        select v.link_id, v.created_at, v.country, v.platform, v.browser, v.device, v.language, v.referrer
+        from unnest(
+          ${pgArray(col("linkId"))}::int[], ${pgArray(col("at").map((d) => d.toISOString()))}::timestamptz[],
+          ${pgArray(col("country"))}::text[], ${pgArray(col("platform"))}::text[], ${pgArray(col("browser"))}::text[],
+          ${pgArray(col("device"))}::text[], ${pgArray(col("language"))}::text[], ${pgArray(col("referrer"))}::text[]
+        ) as v(link_id, created_at, country, platform, browser, device, language, referrer)
+        where exists (select 1 from links where links.id = v.link_id)
+        returning link_id, created_at, country, platform, browser, device, language, referrer
+      )
+      insert into link_stats_daily (link_id, dimension, day, value, count)
+      select c.link_id, d.dimension, ${ROLLUP_DAY}, d.value, count(*)
+      from c cross join lateral ${ROLLUP_PAIRS}
+      group by 1, 2, 3, 4
+      order by 1, 2, 3, 4
+      on conflict (link_id, dimension, day, value) do update set count = link_stats_daily.count + excluded.count`);
     await tx.execute(sql`
       update links set clicks = links.clicks + v.n, last_rotation = coalesce(v.rotation, links.last_rotation)
       from unnest(${pgArray(ids)}::int[], ${pgArray(counts)}::int[], ${pgArray(rotations)}::int[]) as v(id, n, rotation)
