@@ -135,7 +135,7 @@ describe("updating a link (CONTRACT §4: only sent fields change, empty values c
 
 describe("listing links (CONTRACT §5, §6)", () => {
   let owner: Owner;
-  const made: Record<string, number> = {};
+  const made = { active: 0, disabled: 0, clickLimited: 0, dateExpired: 0, otherDomain: 0, secondDomainId: 0 };
   beforeAll(async () => {
     owner = await createOwner(api);
     const secondDomain = (await api.call(owner.user, "POST", "/api/v1/domains", { name: `second-${Date.now()}.example` })).body.data;
