@@ -46,6 +46,8 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
         trustProxy: env.TRUST_PROXY ?? false,
         bodyLimit: 1024 * 1024,
+        secret,
+        statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
       },
     });
     await api.ready();

@@ -5,7 +5,9 @@ import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { authenticate } from "./http/auth.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { publicStatsRoutes } from "./routes/public-stats.ts";
 import { resourceRoutes } from "./routes/resources.ts";
+import { statsRoutes } from "./routes/stats.ts";
 import { createSerializers } from "./serialize/resources.ts";
 
 /** Paths the API answers; the launcher sends every other path to the visitor side. */
@@ -58,14 +60,19 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     }
   });
 
+  const serializers = createSerializers(deps.config);
   await app.register(
     async (api) => {
       api.addHook("onRequest", authenticate(deps));
       accountRoutes(api, deps);
-      resourceRoutes(api, deps, createSerializers(deps.config));
+      resourceRoutes(api, deps, serializers);
+      statsRoutes(api, deps);
     },
     { prefix: "/api/v1" },
   );
+
+  // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
+  publicStatsRoutes(app, deps, serializers);
 
   return app;
 }
