@@ -86,10 +86,11 @@ export type BarRow = { label: string; value: number; tooltip?: string };
  */
 export function barList(options: { id: string; title: string; rows: BarRow[]; total: number; tone: string }): string {
   const { rows, total } = options;
-  const width = 440;
-  const rowH = 30;
+  // About the width a panel has on a desktop screen, so the text is drawn near its CSS size.
+  const width = 300;
+  const rowH = 26;
   const gap = 6;
-  const barMax = 330;
+  const barMax = 210;
   const height = Math.max(rowH, rows.length * (rowH + gap) - gap);
   const max = Math.max(1, ...rows.map((r) => r.value));
   const parts = rows.map((r, i) => {
@@ -97,15 +98,15 @@ export function barList(options: { id: string; title: string; rows: BarRow[]; to
     const w = Math.max(4, round((r.value / max) * barMax));
     const share = total > 0 ? (r.value / total) * 100 : 0;
     const shareText = share >= 10 || share === 0 ? `${Math.round(share)}%` : `${share.toFixed(1)}%`;
-    const label = r.label.length > 38 ? `${r.label.slice(0, 37)}…` : r.label;
+    const label = r.label.length > 27 ? `${r.label.slice(0, 26)}…` : r.label;
     const tip = r.tooltip ?? `${r.label}: ${formatCount(r.value)} clicks (${shareText})`;
     return (
       `<g class="row"><title>${escapeHtml(tip)}</title>` +
       `<rect class="track" x="0" y="${y}" width="${barMax}" height="${rowH}" rx="6"/>` +
       `<rect class="hbar" x="0" y="${y}" width="${w}" height="${rowH}" rx="6"/>` +
-      `<text class="hlabel" x="10" y="${y + 20}">${escapeHtml(label)}</text>` +
-      `<text class="hcount" x="${width - 44}" y="${y + 20}" text-anchor="end">${formatCount(r.value)}</text>` +
-      `<text class="hshare" x="${width}" y="${y + 20}" text-anchor="end">${shareText}</text></g>`
+      `<text class="hlabel" x="8" y="${y + 17.5}">${escapeHtml(label)}</text>` +
+      `<text class="hcount" x="${width - 42}" y="${y + 17.5}" text-anchor="end">${formatCount(r.value)}</text>` +
+      `<text class="hshare" x="${width}" y="${y + 17.5}" text-anchor="end">${shareText}</text></g>`
     );
   });
   const description = rows.map((r) => `${r.label}: ${formatCount(r.value)}`).join("; ");

@@ -61,13 +61,14 @@ h1{margin:2px 0 4px;font-size:26px;line-height:1.25;word-break:break-word}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:0 0 16px;padding:0;list-style:none}
 .card{background:var(--card);border:1px solid var(--border);border-radius:14px;padding:14px 16px}
 .card .k{margin:0;font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.06em;font-weight:600}
-.card .v{margin:4px 0 0;font-size:24px;font-weight:700;word-break:break-word}
+.card .v{margin:4px 0 0;font-size:22px;font-weight:700;line-height:1.25;word-break:break-word}
 .card .s{margin:0;font-size:13px;color:var(--muted)}
 .panel{background:var(--card);border:1px solid var(--border);border-radius:14px;padding:16px 18px;margin-bottom:16px}
 .panel h2{margin:0 0 10px;font-size:16px}
 .panel h2 small{font-weight:400;color:var(--muted);font-size:13px;margin-left:6px}
 .grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(320px,1fr));gap:16px}
 .grid .panel{margin-bottom:0}
+.grid{margin-bottom:16px}
 svg{display:block;width:100%;height:auto;overflow:visible}
 svg text{font-family:inherit}
 .gridline{stroke:var(--grid);stroke-width:1}
@@ -78,9 +79,9 @@ svg text{font-family:inherit}
 .peak-label{fill:var(--text);font-size:12px;font-weight:700}
 .track{fill:var(--track)}
 .hbar{fill:var(--tone);fill-opacity:.28}
-.hlabel{fill:var(--text);font-size:13px}
-.hcount{fill:var(--text);font-size:13px;font-weight:600}
-.hshare{fill:var(--muted);font-size:12px}
+.hlabel{fill:var(--text);font-size:12.5px}
+.hcount{fill:var(--text);font-size:12.5px;font-weight:600}
+.hshare{fill:var(--muted);font-size:11.5px}
 .tone-country{--tone:var(--country)}.tone-platform{--tone:var(--platform)}.tone-browser{--tone:var(--browser)}
 .tone-device{--tone:var(--device)}.tone-language{--tone:var(--language)}.tone-referrer{--tone:var(--referrer)}
 .empty{color:var(--muted);margin:6px 0}

@@ -1,4 +1,4 @@
-import { STAT_DIMENSIONS, UNKNOWN_VALUE, type StatDimensionName, type StatRow, type StatsReport } from "@shortener/core";
+import { UNKNOWN_VALUE, type StatDimensionName, type StatRow, type StatsReport } from "@shortener/core";
 import { barList, columnChart, type BarRow } from "./charts.ts";
 import { displayName, escapeHtml, formatCount, formatDay, statsHtmlPage } from "./html.ts";
 
@@ -13,6 +13,9 @@ const TITLES: Record<StatDimensionName, { heading: string; column: string }> = {
   language: { heading: "Languages", column: "Language" },
   referrer: { heading: "Referrers", column: "Referrer" },
 };
+
+/** The panels' order on the page (the JSON keeps the API's). */
+const PANEL_ORDER: readonly StatDimensionName[] = ["country", "referrer", "platform", "browser", "language", "device"];
 
 /** Rows shown as bars per panel; the table under each panel has up to TABLE_ROWS. */
 const TOP_ROWS = 8;
@@ -111,7 +114,7 @@ function hourPanel(report: StatsReport): string {
     columns: hours.map((n, h) => ({ value: n, tooltip: `${hh(h)}–${hh((h + 1) % 24)} UTC: ${formatCount(n)} ${n === 1 ? "click" : "clicks"}` })),
     xLabels: [0, 3, 6, 9, 12, 15, 18, 21].map((h) => ({ index: h, label: hh(h) })),
     className: "hour",
-    height: 200,
+    height: 180,
   });
   return `<section class="panel" aria-labelledby="h-hours"><h2 id="h-hours">Time of day<small>UTC</small></h2>${chart}</section>`;
 }
@@ -137,7 +140,7 @@ export function renderStatsPage(options: { link: PageLink; report: StatsReport; 
   const cards =
     card("Total clicks", formatCount(report.total), `${formatDay(report.range.from, true)} – ${formatDay(report.range.to, true)}`) +
     card("Daily average", (report.total / report.range.days).toFixed(report.total / report.range.days >= 10 ? 0 : 1), `over ${report.range.days} days`) +
-    card("Busiest day", busiest ? formatDay(busiest.value, true) : "—", busiest ? `${formatCount(busiest.count)} clicks` : "no clicks yet") +
+    card("Busiest day", busiest ? formatDay(busiest.value) : "—", busiest ? `${busiest.value.slice(0, 4)} · ${formatCount(busiest.count)} clicks` : "no clicks yet") +
     card("Top country", country.label, country.sub) +
     card("Top referrer", referrer.label, referrer.sub);
   const body =
@@ -149,7 +152,8 @@ export function renderStatsPage(options: { link: PageLink; report: StatsReport; 
     (options.notice ? `<p class="alert" role="alert">${escapeHtml(options.notice)}</p>` : "") +
     `<ul class="cards" aria-label="Summary">${cards}</ul>` +
     dailyPanel(report) +
-    `<div class="grid">${STAT_DIMENSIONS.map((d) => dimensionPanel(d, report.series[d] ?? [], report.total)).join("")}${hourPanel(report)}</div>` +
+    `<div class="grid">${PANEL_ORDER.map((d) => dimensionPanel(d, report.series[d] ?? [], report.total)).join("")}</div>` +
+    hourPanel(report) +
     `<footer>All times are UTC. Clicks show here within seconds of each visit.</footer></div>`;
   return statsHtmlPage(`Statistics: ${heading}`, body, options.nonce);
 }
