@@ -149,6 +149,8 @@ describe("rollups written by recordClicks", () => {
     await recordClicks(database.db, [
       click(id, "2026-05-01T08:00:00Z", { country: "BR", referrer: "x".repeat(300) }),
       click(id, "2026-05-02T09:00:00Z", { language: "pt", browser: "Firefox" }),
+      // Cut at 255 characters (code points, as Postgres's left() counts them), not UTF-16 units.
+      click(id, "2026-05-02T23:59:59.999Z", { referrer: "😀".repeat(300), platform: "" }),
     ]);
     const source = readFileSync(join(MIGRATIONS_FOLDER, "0002_stats_rollups.sql"), "utf8");
     const backfill = source.split("--> statement-breakpoint").find((s) => s.includes("INSERT INTO"));
