@@ -151,6 +151,11 @@ describe("the public stats page /stats/{link_id}", () => {
     expect(res.body).toContain(">German</text>");
     expect(res.body).toMatch(/<p class="k">Total clicks<\/p><p class="v">3<\/p>/);
 
+    const head = await api.app.inject({ method: "HEAD", url: `/stats/${link.id}` });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe("");
+    expect((await api.app.inject({ method: "DELETE", url: `/stats/${link.id}` })).statusCode).toBe(405);
+
     const data = await page(`/stats/${link.id}`, { accept: "application/json" });
     expect(data.status).toBe(200);
     const body = data.json();
