@@ -47,6 +47,8 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
         redisUrl: env.REDIS_URL,
         trustProxy: env.TRUST_PROXY ?? false,
+        secret,
+        statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
       },
     });
     await api.ready();

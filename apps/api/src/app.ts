@@ -7,7 +7,9 @@ import { decodeForm, normalizeBody } from "./http/form.ts";
 import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { publicStatsRoutes } from "./routes/public-stats.ts";
 import { resourceRoutes } from "./routes/resources.ts";
+import { statsRoutes } from "./routes/stats.ts";
 import { createSerializers } from "./serialize/resources.ts";
 import { registerTrpc } from "./trpc/plugin.ts";
 import { appRouter } from "./trpc/router.ts";
@@ -68,6 +70,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   const guard = createGuard(deps, await registerRateLimits(app, deps.config));
 
+  const serializers = createSerializers(deps.config);
   await app.register(
     async (api) => {
       api.addHook("onRequest", async (request, reply) => {
@@ -76,13 +79,16 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       // Unknown paths under /api/v1 too: authenticated and counted, then 404.
       api.setNotFoundHandler(notFound);
       accountRoutes(api, deps);
-      resourceRoutes(api, deps, createSerializers(deps.config));
+      resourceRoutes(api, deps, serializers);
       openApiRoutes(api);
+      statsRoutes(api, deps);
     },
     { prefix: "/api/v1" },
   );
 
   await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc" });
+  // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
+  publicStatsRoutes(app, deps, serializers);
 
   return app;
 }

@@ -15,6 +15,10 @@ export type ApiConfig = {
   /** Addresses whose X-Forwarded-For is trusted: a list, `true` for any, or false. */
   trustProxy: string[] | boolean;
   bodyLimit: number;
+  /** Signs the stats page's password cookies (the launcher's `resolveSecret`). */
+  secret: string;
+  /** Wrong stats-page passwords a client may send for one link per window, per process. */
+  statsPasswordAttempts: { max: number; windowMs: number };
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -25,6 +29,9 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   redisKeyPrefix: "shortener:rate-limit:",
   trustProxy: false,
   bodyLimit: 1024 * 1024,
+  /** For tests only: the launcher always passes the service's own secret. */
+  secret: "insecure-test-secret-insecure-test-secret",
+  statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
 };
 
 export type ApiDeps = {

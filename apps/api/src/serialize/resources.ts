@@ -9,6 +9,9 @@ const iso = (d: Date) => d.toISOString();
 export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
   const domainUrl = (name: string) => `${config.shortUrlScheme ?? (isLocalOrIp(name) ? "http" : "https")}://${name}`;
 
+  /** `short_url` of a link on the named domain. */
+  const shortUrl = (domainName: string, alias: string) => `${domainUrl(domainName)}/${alias}`;
+
   const domain = (d: Domain) => ({
     id: d.id,
     name: d.name,
@@ -29,7 +32,7 @@ export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
     id: l.id,
     alias: l.alias,
     url: l.url,
-    short_url: `${domainUrl(l.domain.name)}/${l.alias}`,
+    short_url: shortUrl(l.domain.name, l.alias),
     title: l.title,
     target_type: l.targetType,
     country_target: targets(l.countryTarget),
@@ -55,5 +58,5 @@ export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
     updated_at: iso(l.updatedAt),
   });
 
-  return { domain, space, pixel, link };
+  return { domain, space, pixel, link, shortUrl };
 }

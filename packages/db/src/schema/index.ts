@@ -3,6 +3,8 @@ import {
   bigint,
   bigserial,
   boolean,
+  check,
+  date,
   index,
   integer,
   jsonb,
@@ -184,6 +186,36 @@ export const clicks = pgTable(
     referrer: text(),
   },
   (t) => [index("clicks_link_id_created_at_idx").on(t.linkId, t.createdAt)],
+);
+
+/** The dimensions a click is rolled up by (docs/adr/0011-stats-rollups.md). */
+export const ROLLUP_DIMENSIONS = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;
+export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
+
+/**
+ * Per-link daily rollups of `clicks`, kept in the same transaction as the click insert (core's
+ * `recordClicks`), so stats never scan raw clicks. One row per (link, dimension, UTC day, value):
+ * `clicks` has the value '' (the day's total), `clicks_hour` the UTC hour '00'–'23', the others the
+ * click's value with '' for unknown.
+ */
+export const linkStatsDaily = pgTable(
+  "link_stats_daily",
+  {
+    linkId: integer()
+      .notNull()
+      .references(() => links.id, { onDelete: "cascade" }),
+    dimension: text({ enum: ROLLUP_DIMENSIONS }).notNull(),
+    day: date({ mode: "string" }).notNull(),
+    value: text().notNull(),
+    count: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.linkId, t.dimension, t.day, t.value] }),
+    check(
+      "link_stats_daily_dimension_check",
+      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer')`,
+    ),
+  ],
 );
 
 export const importJobs = pgTable(

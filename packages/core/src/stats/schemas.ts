@@ -1,0 +1,54 @@
+import { z } from "zod";
+import { PER_PAGE_VALUES } from "../shared/pagination.ts";
+import { defaulted, idField, intEnumField, intField, stringEnumField } from "../shared/validation.ts";
+
+/** The series of CONTRACT §8, in the order the API documents them. */
+export const STAT_NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;
+export type StatName = (typeof STAT_NAMES)[number];
+
+/** The series that rank values by count (the others are time series). */
+export const STAT_DIMENSIONS = ["country", "platform", "browser", "device", "language", "referrer"] as const;
+export type StatDimensionName = (typeof STAT_DIMENSIONS)[number];
+
+/** Longest range of one request, in days (both ends included): a year with its leap day. */
+export const MAX_STATS_DAYS = 366;
+/** Longest range of the hourly series (CONTRACT §8). */
+export const MAX_HOURLY_DAYS = 31;
+/** The default range: the last 30 days, today included (UTC). */
+export const DEFAULT_STATS_DAYS = 30;
+
+/** True for `YYYY-MM-DD` naming a real calendar day. */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
+}
+
+/** An optional `YYYY-MM-DD`; an empty form value counts as not sent. */
+function dateField(label: string) {
+  const message = `The ${label} date must be a date in the format YYYY-MM-DD.`;
+  return z.preprocess(
+    (v) => (v === "" || v === null ? undefined : v),
+    z.string({ error: message }).refine(isCalendarDate, { error: message }).optional(),
+  );
+}
+
+/** A date range as the stats API and page take it (`from`/`to`, UTC days, both included). */
+export const StatsRangeInput = z.object({
+  from: dateField("from"),
+  to: dateField("to"),
+});
+export type StatsRangeInput = z.input<typeof StatsRangeInput>;
+
+/**
+ * `GET /api/v1/stats/{link_id}` and tRPC `stats.get`. Without `per_page` the whole series is one page;
+ * with it (10, 25, 50 or 100) the rows are paged in their order (docs/statistics.md).
+ */
+export const GetStatsInput = z.object({
+  link_id: idField("link id"),
+  name: stringEnumField("name", STAT_NAMES),
+  ...StatsRangeInput.shape,
+  page: defaulted(intField("page", { min: 1, max: 1_000_000 }), 1),
+  per_page: z.preprocess((v) => (v === "" || v === null ? undefined : v), intEnumField("per page", PER_PAGE_VALUES).optional()),
+});
+export type GetStatsInput = z.input<typeof GetStatsInput>;
