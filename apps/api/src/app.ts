@@ -3,6 +3,7 @@ import { sql } from "@shortener/db";
 import type { ApiDeps } from "./deps.ts";
 import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { createGuard } from "./http/auth.ts";
+import { createKeyCache } from "./http/key-cache.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
 import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
@@ -68,7 +69,10 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     }
   });
 
-  const guard = createGuard(deps, await registerRateLimits(app, deps.config));
+  const keys = createKeyCache(deps.database, deps.now);
+  await keys.start();
+  app.addHook("onClose", async () => keys.stop());
+  const guard = createGuard(deps, await registerRateLimits(app, deps.config), keys);
 
   const serializers = createSerializers(deps.config);
   await app.register(

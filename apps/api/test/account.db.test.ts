@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApi, DEFAULT_API_CONFIG } from "../src/index.ts";
 import { createTestApi, type TestApi } from "./helpers.ts";
 
 let api: TestApi;
@@ -45,6 +46,36 @@ describe("authentication (CONTRACT §1)", () => {
     expect(rotated.body.data.api_key).toMatch(/^shk_/);
     expect((await api.call(user, "GET", "/api/v1/account")).status).toBe(401);
     expect((await api.call(rotated.body.data.api_key, "GET", "/api/v1/account")).status).toBe(200);
+  });
+});
+
+describe("cached keys", () => {
+  it("a key rotated on one API instance stops working on another that had it cached, within a second", async () => {
+    const other = await createApi({ database: api.database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, rateLimitPerMinute: 1_000_000 } });
+    await other.ready();
+    try {
+      const user = await api.user();
+      const auth = { authorization: `Bearer ${user.apiKey}` };
+      expect((await other.inject({ method: "GET", url: "/api/v1/account", headers: auth })).statusCode).toBe(200);
+      expect((await api.call(user, "POST", "/api/v1/account/api-key")).status).toBe(201);
+      const started = Date.now();
+      let status = 200;
+      while (Date.now() - started < 1000 && status === 200) {
+        status = (await other.inject({ method: "GET", url: "/api/v1/account", headers: auth })).statusCode;
+        if (status === 200) await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("a deleted user's key stops working at once", async () => {
+    const admin = await api.user("admin");
+    const user = await api.user();
+    expect((await api.call(user, "GET", "/api/v1/account")).status).toBe(200);
+    expect((await api.call(admin, "DELETE", `/api/v1/users/${user.id}`)).status).toBe(200);
+    expect((await api.call(user, "GET", "/api/v1/account")).status).toBe(401);
   });
 });
 

@@ -29,7 +29,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
     }
     if (change.kind === "link") {
       links.delete(`${change.domainId}/${change.alias}`);
-    } else {
+    } else if (change.kind === "domain") {
       // A domain changed: its cached host entries and, if it went away, its links.
       domains.clear();
       links.clear();

@@ -11,7 +11,7 @@ export { createUser, deleteUser, getAccount, listUsers, rotateApiKey, type User 
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";
 export { findDomainByHost, hostCandidates, type ServedDomain } from "./domains/find-domain-by-host.ts";
-export { CHANGES_CHANNEL, notifyChange, type Change } from "./shared/changes.ts";
+export { CHANGES_CHANNEL, notifyChange, onLocalChange, type Change } from "./shared/changes.ts";
 export { checkUrl, normalizeDomainName, isLocalOrIp, MAX_URL_LENGTH } from "./shared/url.ts";
 export { COUNTRY_CODES, LANGUAGE_CODES, PLATFORMS, PIXEL_TYPES, RESERVED_ALIASES, type Platform, type PixelType } from "./shared/codes.ts";
 export { CreateDomainInput, UpdateDomainInput, ListDomainsInput } from "./domains/schemas.ts";

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { authenticateApiKey, type Authenticated, type Ctx } from "@shortener/core";
+import type { Authenticated, Ctx } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { unauthenticated } from "../errors.ts";
+import type { KeyCache } from "./key-cache.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
 declare module "fastify" {
@@ -26,11 +27,11 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  */
 export type Guard = (request: FastifyRequest, reply: FastifyReply, cost?: number) => Promise<Authenticated>;
 
-export function createGuard(deps: ApiDeps, limiter: RateLimiter): Guard {
+export function createGuard(deps: ApiDeps, limiter: RateLimiter, keys: KeyCache): Guard {
   return async (request, reply, cost = 1) => {
     await limiter.checkAddress(request, reply);
     const token = bearerToken(request);
-    const auth = token ? await authenticateApiKey({ db: deps.database.db, now: deps.now }, token) : null;
+    const auth = token ? await keys.authenticate(token) : null;
     if (!auth) {
       await limiter.failAddress(request, reply);
       throw unauthenticated();

@@ -3,6 +3,7 @@ import { apiKeys, isUniqueViolation, users } from "@shortener/db";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { offsetOf, type Page } from "../shared/pagination.ts";
+import { notifyChange } from "../shared/changes.ts";
 import { escapeLike } from "../shared/sql.ts";
 import { parseInput } from "../shared/validation.ts";
 import { generateApiKey, issueApiKey } from "./api-keys.ts";
@@ -68,9 +69,12 @@ export async function deleteUser({ ctx, input }: { ctx: Ctx; input: UserIdInput 
   assertAdmin(ctx);
   const { id } = parseInput(UserIdInput, input);
   if (id === ctx.actor.userId) throw new ForbiddenError("You cannot delete your own account.");
-  const deleted = await ctx.db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
-  if (!deleted.length) throw new NotFoundError("User");
-  return { id };
+  return withTransaction(ctx, async (tx) => {
+    const deleted = await tx.db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+    if (!deleted.length) throw new NotFoundError("User");
+    await notifyChange(tx.db, { kind: "keys", userId: id });
+    return { id };
+  });
 }
 
 /** Issues a new key for the caller and revokes the one used for this request, atomically. */
@@ -82,6 +86,7 @@ export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }):
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), sql`${apiKeys.revokedAt} is null`))
       .returning({ id: apiKeys.id });
     if (!revoked.length) throw new NotFoundError("API key");
+    await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     return { apiKey: await issueApiKey(tx.db, tx.actor.userId, generateApiKey()) };
   });
 }
