@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { domains, linkPixels, links, pixels, spaces, type Db, type TargetEntry } from "@shortener/db";
 import { domainColumns, type Domain } from "../domains/domains.ts";
 import { pixelColumns, type Pixel } from "../pixels/pixels.ts";
@@ -62,8 +62,8 @@ export const linkColumns = {
 export async function loadLinks(
   db: Db,
   now: Date,
-  query: { where: SQL | undefined; orderBy?: SQL[]; limit?: number; offset?: number },
-): Promise<Link[]> {
+  query: { where: SQL | undefined; orderBy?: SQL[]; limit?: number; offset?: number; withTotal?: boolean },
+): Promise<Link[] & { total?: number }> {
   let q = db
     .select({
       link: linkColumns,
@@ -72,6 +72,8 @@ export async function loadLinks(
       spaceId: spaces.id,
       spaceName: spaces.name,
       spaceColor: spaces.color,
+      // The size of the whole filtered set, from the same scan as the page.
+      total: query.withTotal ? sql<number>`(count(*) over ())::int` : sql<number>`0`,
     })
     .from(links)
     .innerJoin(domains, eq(domains.id, links.domainId))
@@ -83,6 +85,7 @@ export async function loadLinks(
   if (query.offset) q = q.offset(query.offset);
   const rows = await q;
   if (!rows.length) return [];
+  const total = rows[0]?.total;
 
   const ids = rows.map((r) => r.link.id);
   const pixelRows = await db
@@ -98,7 +101,7 @@ export async function loadLinks(
     pixelsByLink.set(linkId, list);
   }
 
-  return rows.map(({ link, status, domain, spaceId, spaceName, spaceColor }) => {
+  const result: Link[] & { total?: number } = rows.map(({ link, status, domain, spaceId, spaceName, spaceColor }) => {
     const { passwordHash, privacyPasswordHash, ...rest } = link;
     return {
       ...rest,
@@ -111,6 +114,8 @@ export async function loadLinks(
       pixels: pixelsByLink.get(link.id) ?? [],
     };
   });
+  if (query.withTotal) result.total = Number(total);
+  return result;
 }
 
 /** One of the caller's links by id, or undefined. */

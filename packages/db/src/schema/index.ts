@@ -261,3 +261,18 @@ export const importErrors = pgTable(
   },
   (t) => [index("import_errors_job_id_line_idx").on(t.jobId, t.line)],
 );
+
+/**
+ * How many links each user has, kept by statement-level triggers on `links` (migration
+ * 0004_link_counts_triggers), so an unfiltered list need not count a million rows. Spread over 16
+ * shards a user, so concurrent creates do not queue on one row; the count is the sum.
+ */
+export const linkCounts = pgTable(
+  "link_counts",
+  {
+    userId: integer().notNull(),
+    shard: smallint().notNull(),
+    n: bigint({ mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.shard] })],
+);
