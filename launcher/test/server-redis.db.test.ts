@@ -1,3 +1,4 @@
+import { freePort } from "@shortener/db/testing";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +30,7 @@ afterAll(async () => {
 
 describe("REDIS_URL", () => {
   it("an unreachable Redis stops the start with one line naming it, and leaves the data folder usable", async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
     const env = (extra: Record<string, string>) => parseEnv({ ...settings, PORT: String(port), ...extra });
     await expect(startServer(env({ REDIS_URL: "redis://127.0.0.1:1" }), pino({ level: "silent" }))).rejects.toThrow(/^REDIS_URL cannot be reached/);
     const running = await startServer(env({}), pino({ level: "silent" }));

@@ -1,3 +1,4 @@
+import { freePort } from "@shortener/db/testing";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,7 +42,7 @@ async function get(url: string, key?: string) {
 
 describe("the all-in-one server", () => {
   it("keeps every user and key across a stop and a start, and bootstraps only once", async () => {
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
     const first = await start(port);
     expect(first.boot.created).toBe(true);
     const base = `http://127.0.0.1:${port}`;

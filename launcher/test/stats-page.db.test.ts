@@ -1,3 +1,4 @@
+import { freePort } from "@shortener/db/testing";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -39,7 +40,7 @@ beforeAll(async () => {
     settings = { DATABASE_URL: db.url ?? "" };
     cleanups.push(() => db.close());
   }
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   server = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" }), pino({ level: "silent" }));
   base = `http://127.0.0.1:${port}`;
 

@@ -1,3 +1,4 @@
+import { freePort } from "@shortener/db/testing";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
@@ -21,7 +22,7 @@ afterAll(async () => {
 type Side = { port: number; stop(): Promise<void> };
 
 async function startProcess(url: string): Promise<Side> {
-  const port = 20000 + Math.floor(Math.random() * 30000);
+  const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), SERVICES: "redirect", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "10" },

@@ -1,3 +1,4 @@
+import { freePort } from "@shortener/db/testing";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +30,7 @@ beforeAll(async () => {
     settings = { DATABASE_URL: db.url ?? "" };
     cleanup = () => db.close();
   }
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   running = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));
   base = `http://127.0.0.1:${port}`;
 });

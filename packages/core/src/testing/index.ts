@@ -4,7 +4,7 @@ import type { Ctx } from "../context.ts";
 import { issueApiKey } from "../users/api-keys.ts";
 import { randomBase62 } from "../shared/random.ts";
 
-export { openTestDb } from "@shortener/db/testing";
+export { freePort, openTestDb } from "@shortener/db/testing";
 
 /** A unique suffix for names in tests: factories never share rows between tests. */
 export function unique(prefix = "t"): string {
