@@ -1,4 +1,5 @@
 import { TRPCClientError } from "@trpc/client";
+import { recordClicks } from "@shortener/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "../src/index.ts";
 import { createOwner, createTestApi, trpcClient, type TestApi } from "./helpers.ts";
@@ -58,6 +59,24 @@ describe("tRPC answers REST's objects (CONTRACT §11)", () => {
 
     expect(await client.links.delete.mutate({ id: created.id })).toEqual({ id: created.id, object: "link", deleted: true });
     expect((await api.call(owner.user, "GET", `/api/v1/links/${created.id}`)).status).toBe(404);
+  });
+
+  it("stats.get answers REST's stats rows; another user's link is NOT_FOUND", async () => {
+    const owner = await createOwner(api);
+    const link = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://s.example/", domain_id: String(owner.domain.id) })).body.data;
+    const now = new Date();
+    await recordClicks(api.database.db, [
+      { linkId: link.id, at: now, country: "DE", platform: "iOS", browser: null, device: "mobile", language: "de", referrer: null, counted: false, rotation: null },
+      { linkId: link.id, at: now, country: "DE", platform: null, browser: null, device: "desktop", language: null, referrer: null, counted: false, rotation: null },
+    ]);
+    const client = trpcClient(api.app, owner.user.apiKey);
+    const country = await client.stats.get.query({ link_id: link.id, name: "country" });
+    const rest = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=country`);
+    expect(country.data).toEqual([{ value: "DE", count: 2 }]);
+    expect(country.data).toEqual(rest.body.data);
+    const stranger = trpcClient(api.app, (await api.user()).apiKey);
+    expect((await failure(stranger.stats.get.query({ link_id: link.id, name: "country" }))).data?.code).toBe("NOT_FOUND");
+    expect((await failure(client.stats.get.query({ link_id: link.id, name: "nope" as never }))).data?.code).toBe("BAD_REQUEST");
   });
 
   it("domains, spaces and pixels: create, get, list, update and delete", async () => {

@@ -1,8 +1,9 @@
 import { accountRouter, usersRouter } from "./account.ts";
 import { router } from "./init.ts";
 import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resources.ts";
+import { statsRouter } from "./stats.ts";
 
-/** The tRPC API at `/trpc` (CONTRACT §11). `stats` and `imports` arrive with their REST routes. */
+/** The tRPC API at `/trpc` (CONTRACT §11). */
 export const appRouter = router({
   links: linksRouter,
   domains: domainsRouter,
@@ -10,6 +11,7 @@ export const appRouter = router({
   pixels: pixelsRouter,
   account: accountRouter,
   users: usersRouter,
+  stats: statsRouter,
 });
 
 export type AppRouter = typeof appRouter;
