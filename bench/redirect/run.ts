@@ -1,0 +1,177 @@
+/**
+ * Redirect benchmark (issue #5). In one run, with the same load generator and settings (wrk, 1 thread,
+ * 64 connections, DURATION seconds, a browser User-Agent so clicks are recorded), it loads:
+ *   - a raw node:http server answering a 302 from a Map (this machine's practical ceiling), then
+ *   - apps/redirect through the real launcher: embedded (PGlite) and Postgres, each with a plain cached
+ *     link, a targeting link and a click-limited link; and two redirect processes on one Postgres.
+ * Prints requests/s, p50 and p99 per case, and the ratio to the raw server.
+ *
+ *   npx -y pnpm@10.34.9 bench:redirect            (needs wrk: apt-get install -y wrk; PostgreSQL on 127.0.0.1:5432)
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const PG = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const KEY = `shk_${"B".repeat(40)}`;
+const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
+
+type Result = { name: string; rps: number; p50: number; p99: number; non3xx: number };
+
+function ms(value: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === "us" ? n / 1000 : m[2] === "s" ? n * 1000 : n;
+}
+
+/** Runs wrk and parses requests/s, p50, p99 and the count of non-2xx/3xx answers. */
+function wrk(url: string, host: string, connections = 64): Promise<Omit<Result, "name">> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("wrk", ["-t1", `-c${connections}`, `-d${DURATION}s`, "--latency", "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]);
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("error", reject);
+    child.on("exit", () => {
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+      const p50 = ms(/\s50%\s+(\S+)/.exec(out)?.[1] ?? "");
+      const p99 = ms(/\s99%\s+(\S+)/.exec(out)?.[1] ?? "");
+      const non3xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+      if (!Number.isFinite(rps)) reject(new Error(`wrk output not understood:\n${out}`));
+      else resolve({ rps, p50, p99, non3xx });
+    });
+  });
+}
+
+function start(args: string[], env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes("is running at")) {
+        clearInterval(timer);
+        resolve(child);
+      } else if (child.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`server failed to start:\n${out}`));
+      }
+    }, 100);
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((ok) => child.once("exit", ok));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+async function api(port: number, path: string, form: Record<string, string>): Promise<{ alias: string }> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+  const body = (await res.json()) as { data: { alias: string } };
+  if (res.status !== 201) throw new Error(`create failed: ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+/** Creates the three links the cases visit, on the launcher's own domain (id 1). */
+async function createLinks(port: number) {
+  await api(port, "/links", { url: "https://example.com/destination", domain_id: "1", alias: "plain" });
+  await api(port, "/links", {
+    url: "https://example.com/default",
+    domain_id: "1",
+    alias: "targeted",
+    target_type: "2",
+    "platform[0][key]": "Windows",
+    "platform[0][value]": "https://example.com/windows",
+    "platform[1][key]": "iOS",
+    "platform[1][value]": "https://example.com/ios",
+  });
+  await api(port, "/links", { url: "https://example.com/limited", domain_id: "1", alias: "limited", expiration_clicks: "999999999" });
+}
+
+async function main(): Promise<void> {
+  try {
+    execFileSync("wrk", ["--version"], { stdio: "ignore" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("wrk is not installed: apt-get install -y wrk");
+  }
+  const results: Result[] = [];
+  const port = 41000 + Math.floor(Math.random() * 1000);
+  const host = `localhost:${port}`;
+  const run = async (name: string, path: string, targetPort = port, c = 64) => {
+    // A short warm-up fills the caches and the JIT; then the measured run.
+    await wrkWarmup(`http://127.0.0.1:${targetPort}${path}`, host);
+    const r = await wrk(`http://127.0.0.1:${targetPort}${path}`, host, c);
+    results.push({ name, ...r });
+    console.log(`${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non3xx ? `, ${r.non3xx} non-3xx!` : ""}`);
+  };
+
+  // 1. The ceiling.
+  const raw = await start([join(ROOT, "bench/redirect/raw-server.mjs"), String(port)], {});
+  await run("raw node:http + Map (ceiling)", "/plain");
+  await stop(raw);
+
+  // 2. Embedded: one process, PGlite.
+  const dataDir = mkdtempSync(join(tmpdir(), "shortener-bench-"));
+  const embedded = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
+  await createLinks(port);
+  await run("embedded: plain cached link", "/plain");
+  await run("embedded: platform-targeting link", "/targeted");
+  await run("embedded: click-limited link", "/limited");
+  await stop(embedded);
+  rmSync(dataDir, { recursive: true, force: true });
+
+  // 3. Postgres: a fresh database; the API and one redirect process, then a second redirect process.
+  const dbName = `shortener_bench_${Date.now()}`;
+  const admin = postgres(PG, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  const url = new URL(PG);
+  url.pathname = `/${dbName}`;
+  try {
+    const first = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATABASE_URL: url.toString(), ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
+    await createLinks(port);
+    await run("postgres: plain cached link", "/plain");
+    await run("postgres: platform-targeting link", "/targeted");
+    await run("postgres: click-limited link", "/limited");
+    const secondPort = port + 1;
+    const second = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(secondPort), DATABASE_URL: url.toString(), SERVICES: "redirect" });
+    await wrkWarmup(`http://127.0.0.1:${secondPort}/plain`, host);
+    const [a, b] = await Promise.all([wrk(`http://127.0.0.1:${port}/plain`, host, 32), wrk(`http://127.0.0.1:${secondPort}/plain`, host, 32)]);
+    results.push({ name: "postgres: two redirect processes (sum)", rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx });
+    await Promise.all([stop(first), stop(second)]);
+  } finally {
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
+  }
+
+  const ceiling = results[0]?.rps ?? 1;
+  console.log(`\nRedirect benchmark: wrk -t1 -c64 -d${DURATION}s --latency, browser User-Agent (clicks recorded), ${new Date().toISOString()}\n`);
+  console.log("| case | requests/s | p50 ms | p99 ms | × raw |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const r of results) {
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / ceiling).toFixed(2)} |${r.non3xx ? ` ${r.non3xx} errors` : ""}`);
+  }
+}
+
+function wrkWarmup(url: string, host: string): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn("wrk", ["-t1", "-c16", "-d2s", "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url], { stdio: "ignore" });
+    child.on("exit", () => resolve());
+  });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
