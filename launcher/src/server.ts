@@ -26,6 +26,7 @@ export function localDomainName(host: string, port: number): string {
 export async function startServer(env: Env, logger: Logger, now: () => Date = () => new Date()): Promise<RunningServer> {
   const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
   let database: Database | undefined;
+  let clicksDatabase: Database | undefined;
   try {
     database = env.DATABASE_URL
       ? await openDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
@@ -52,8 +53,11 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       },
     });
     await api.ready();
+    // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).
+    clicksDatabase = env.DATABASE_URL && runs.has("redirect") ? await openDb({ url: env.DATABASE_URL, poolSize: 8, isAsyncCommit: true }) : undefined;
     const redirect = createRedirect({
       database,
+      ...(clicksDatabase ? { clicksDatabase } : {}),
       now,
       log: logger,
       config: {
@@ -99,11 +103,13 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         clearTimeout(force);
         await redirect.close();
         await api.close();
+        await clicksDatabase?.close();
         await db.close();
         unlock();
       },
     };
   } catch (error) {
+    await clicksDatabase?.close().catch(() => {});
     await database?.close().catch(() => {});
     unlock();
     throw error;

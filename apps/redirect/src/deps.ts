@@ -19,6 +19,8 @@ export type RedirectConfig = {
 
 export type RedirectDeps = {
   database: Database;
+  /** Where click counts and click batches are written; the main database when omitted. */
+  clicksDatabase?: Database;
   now: () => Date;
   config: RedirectConfig;
   /** Country data; omitted, the visitor side loads DB-IP's in the background. */

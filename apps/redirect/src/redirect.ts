@@ -53,9 +53,10 @@ function sendRedirect(res: ServerResponse, status: number, location: string): vo
 /** The visitor side (CONTRACT §7): host + alias → a redirect or a small page, and a click. */
 export function createRedirect(deps: RedirectDeps): RedirectApp {
   const { config } = deps;
-  const sys = { db: deps.database.db, now: deps.now };
+  const clicksDb = (deps.clicksDatabase ?? deps.database).db;
+  const counting = { db: clicksDb, now: deps.now };
   const resolver = createResolver(deps.database, deps.now, config.cache);
-  const clicks = createClickBuffer(deps.database.db, config.clickBuffer, deps.log);
+  const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log);
   let geo = deps.geoIp;
   const trust = config.trustProxy === true ? () => true : config.trustProxy === false ? () => false : proxyaddr.compile(config.trustProxy);
   const attempts = createAttemptLimiter({ ...config.passwordAttempts, now: () => deps.now().getTime() });
@@ -96,7 +97,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     const agent = describeAgent(req.headers["user-agent"]);
     const isCounted = !isHead && !agent.isBot;
     if (isCounted && isClickLimited(link)) {
-      const count = await countLimitedClick(sys, link.id);
+      const count = await countLimitedClick(counting, link.id);
       if (count === null) {
         resolver.markExhausted(link);
         return expired(res, link, isHead);

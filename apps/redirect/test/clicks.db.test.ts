@@ -6,6 +6,7 @@ import { openTestDb } from "@shortener/core/testing";
 import { testDriver } from "@shortener/db/testing";
 import { clicks, links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClickBuffer } from "../src/clicks.ts";
 import { createSite, httpRequest, startVisitor } from "./helpers.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -108,6 +109,22 @@ describe("clicks", () => {
     expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(0);
     await side.close();
     expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(30);
+  });
+
+  it("a flush drains everything waiting, in chunks of maxBatch", async () => {
+    const site = await createSite(database);
+    const link = await site.link();
+    const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 100, maxBuffered: 1_000_000 });
+    const at = new Date();
+    for (let i = 0; i < 1050; i++) {
+      buffer.add({ linkId: link.id, at, country: null, platform: null, browser: null, device: "desktop", language: null, referrer: null, counted: false, rotation: null });
+    }
+    await buffer.flush();
+    expect(buffer.pending).toBe(0);
+    expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(1050);
+    const [row] = await database.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, link.id));
+    expect(row?.clicks).toBe(1050);
+    await buffer.close();
   });
 
   it("clicks of a link deleted before the flush are dropped without failing the batch", async () => {

@@ -29,23 +29,32 @@ export type Database = {
 };
 
 export type OpenDbOptions =
-  | { url: string; poolSize?: number }
+  | {
+      url: string;
+      poolSize?: number;
+      /**
+       * `synchronous_commit = off` for this pool's sessions: commits return before their WAL reaches
+       * disk. For counters and click batches only, where the last fraction of a second after a
+       * Postgres crash is an acceptable loss (docs/adr/0008-visitor-side.md); API writes keep the default.
+       */
+      isAsyncCommit?: boolean;
+    }
   | { dataDir: string | undefined /* undefined: in memory */; loadDataDir?: Blob };
 
 /** Opens Postgres through postgres.js when a URL is given, PGlite (embedded, in `dataDir` or memory) otherwise. */
 export async function openDb(options: OpenDbOptions): Promise<Database> {
-  if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10);
+  if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10, options.isAsyncCommit ?? false);
   return openPglite(options.dataDir, options.loadDataDir);
 }
 
-function openPostgres(url: string, poolSize: number): Database {
+function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Database {
   const client = postgres(url, {
     max: poolSize,
     onnotice: () => {},
     // More queries in flight than connections makes postgres.js pipeline them, which degrades under
     // sustained load on this hardware (docs/adr/0003-database-drivers.md).
     max_pipeline: 1,
-    connection: { application_name: "shortener" },
+    connection: { application_name: "shortener", ...(isAsyncCommit ? { synchronous_commit: "off" } : {}) },
   } as postgres.Options<Record<string, postgres.PostgresType>>);
   const db = drizzlePostgres(client, { schema, casing: "snake_case" }) as unknown as Db;
   return {
