@@ -31,3 +31,24 @@ export { findLinkForVisit, type VisitLink } from "./visits/visit-link.ts";
 export { gateVisit, isClickLimited, type VisitGate } from "./visits/decide-visit.ts";
 export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
 export { countLimitedClick, recordClicks, pgArray, type Click } from "./visits/record-clicks.ts";
+export { CreateImportInput, ListImportsInput, IMPORT_COLUMNS, IMPORT_STATUSES, type ImportStatus } from "./imports/schemas.ts";
+export { type ImportJob, type RowError, JOB_ERRORS_SHOWN } from "./imports/import-job.ts";
+export { createImport } from "./imports/create-import.ts";
+export { getImport, streamImportErrors } from "./imports/get-import.ts";
+export { listImports } from "./imports/list-imports.ts";
+export { ERRORS_CSV_HEADER, formatErrorsCsv, toCsvCell } from "./imports/errors-csv.ts";
+export { checkImportRow, toLinkInput, type CheckedRow, type ImportRow } from "./imports/check-import-row.ts";
+export { loadImportScope, type ImportScope } from "./imports/import-scope.ts";
+export { importKeyOf, ImportGoneError, type BatchOutcome } from "./imports/write-import-batch.ts";
+export {
+  checkImport,
+  claimImport,
+  completeImport,
+  DEFAULT_BATCH_SIZE,
+  failImport,
+  findImportsToResume,
+  runImport,
+  type ClaimedImport,
+  type ImportTotals,
+  type RunImportOptions,
+} from "./imports/run-import.ts";

@@ -98,6 +98,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return constraint === undefined || e.constraint === constraint || e.constraint_name === constraint;
 }
 
+/** True when the error is Postgres's foreign_key_violation (a referenced row is gone). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return findPgError(error)?.code === "23503";
+}
+
 type PgErrorLike = { code?: string; constraint?: string; constraint_name?: string };
 
 function findPgError(error: unknown): PgErrorLike | undefined {
