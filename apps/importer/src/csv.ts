@@ -29,11 +29,19 @@ export async function* readCsvRows(input: Readable, options: { maxRecordBytes?: 
       max_record_size: options.maxRecordBytes ?? 64 * 1024,
     }),
   );
+  // csv-parse counts a CRLF inside a quoted field as two lines (and every line after it one too many):
+  // `overcount` is that excess so far.
+  let overcount = 0;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number; records: number } }>) {
-      // `info.lines` is the line the record ends on; count back the newlines inside its quoted fields.
-      const newlinesInside = Object.values(record).reduce((n, v) => n + (v.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
-      yield { line: info.lines - newlinesInside, fields: record };
+      let newlinesInside = 0;
+      for (const value of Object.values(record)) {
+        if (!value.includes("\n") && !value.includes("\r")) continue;
+        newlinesInside += value.match(/\r\n|\r|\n/g)?.length ?? 0;
+        overcount += value.match(/\r\n/g)?.length ?? 0;
+      }
+      // `info.lines` is the line the record ends on: count back the line breaks inside its quoted fields.
+      yield { line: info.lines - overcount - newlinesInside, fields: record };
     }
   } catch (error) {
     const e = error as { code?: string; lines?: number; message?: string };

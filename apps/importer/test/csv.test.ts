@@ -29,6 +29,11 @@ describe("readCsvRows", () => {
     ]);
   });
 
+  it("counts a CRLF inside a quoted field as one line break, for its row and every row after it", async () => {
+    const result = await rows('url,title\r\nhttps://a.test,"two\r\nlines"\r\n\r\nhttps://b.test,"x\r\n\r\ny\nz"\r\nhttps://c.test,c\r\n');
+    expect(result.map((r) => r.line)).toEqual([2, 5, 9]);
+  });
+
   it("reports malformed quoting as a CsvFormatError with its line", async () => {
     await expect(rows('url,title\nhttps://a.test,"open\n')).rejects.toBeInstanceOf(CsvFormatError);
   });
