@@ -3,3 +3,4 @@ export * as schema from "./schema/index.ts";
 export { openDb, queryRows, isUniqueViolation, isForeignKeyViolation, sql } from "./client.ts";
 export type { Database, Db, Driver, OpenDbOptions, Schema } from "./client.ts";
 export { migrate, MIGRATIONS_FOLDER } from "./migrate.ts";
+export { lockDataDir } from "./lock.ts";
