@@ -38,6 +38,26 @@ describe("readCsvRows", () => {
     await expect(rows('url,title\nhttps://a.test,"open\n')).rejects.toBeInstanceOf(CsvFormatError);
   });
 
+  it("yields every row before a fault in the file, then throws", async () => {
+    const out: number[] = [];
+    await expect(
+      (async () => {
+        for await (const row of readCsvRows(Readable.from([Buffer.from('url\nhttps://a.test\nhttps://b.test\n"https://c.test\n')]))) out.push(row.line);
+      })(),
+    ).rejects.toBeInstanceOf(CsvFormatError);
+    expect(out).toEqual([2, 3]);
+  });
+
+  it("streams a large file in bounded batches without losing a row", async () => {
+    const body = Array.from({ length: 5000 }, (_, i) => `https://x.test/${i}`).join("\n");
+    let n = 0;
+    for await (const row of readCsvRows(Readable.from([Buffer.from(`url\n${body}\n`)]))) {
+      expect(row.line).toBe(n + 2);
+      n++;
+    }
+    expect(n).toBe(5000);
+  });
+
   it("refuses a record larger than the limit", async () => {
     const text = `url\n${"x".repeat(2000)}\n`;
     const out = [];

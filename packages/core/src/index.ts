@@ -6,7 +6,7 @@ export { hashPassword, verifyPassword, sha256 } from "./shared/hash.ts";
 export { randomBase62 } from "./shared/random.ts";
 export { API_KEY_PREFIX, authenticateApiKey, generateApiKey, issueApiKey, type Authenticated } from "./users/api-keys.ts";
 export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts";
-export { createUser, deleteUser, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
+export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";
 export { findDomainByHost, hostCandidates, type ServedDomain } from "./domains/find-domain-by-host.ts";

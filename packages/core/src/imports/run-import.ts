@@ -160,17 +160,23 @@ export async function runImport({
 
   let batch: ImportRow[] = [];
   let isStopped = false;
-  for await (const row of rows) {
-    if (row.line <= job.checkpointLine) continue;
-    batch.push(row);
-    if (batch.length >= batchSize) {
-      await flush(batch);
-      batch = [];
-      if (options.shouldStop?.()) {
-        isStopped = true;
-        break;
+  try {
+    for await (const row of rows) {
+      if (row.line <= job.checkpointLine) continue;
+      batch.push(row);
+      if (batch.length >= batchSize) {
+        await flush(batch);
+        batch = [];
+        if (options.shouldStop?.()) {
+          isStopped = true;
+          break;
+        }
       }
     }
+  } catch (error) {
+    // The file broke off (malformed CSV): let the batch being written finish, so what is committed is known.
+    await inflight?.catch(() => {});
+    throw error;
   }
   if (!isStopped && batch.length) await flush(batch);
   if (inflight) await inflight;
