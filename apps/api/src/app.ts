@@ -5,6 +5,7 @@ import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { authenticate } from "./http/auth.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { importRoutes } from "./routes/imports.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { createSerializers } from "./serialize/resources.ts";
 
@@ -63,6 +64,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       api.addHook("onRequest", authenticate(deps));
       accountRoutes(api, deps);
       resourceRoutes(api, deps, createSerializers(deps.config));
+      await api.register(async (imports) => importRoutes(imports, deps));
     },
     { prefix: "/api/v1" },
   );

@@ -8,6 +8,10 @@ export type ApiConfig = {
   /** Addresses whose X-Forwarded-For is trusted: a list, `true` for any, or false. */
   trustProxy: string[] | boolean;
   bodyLimit: number;
+  /** Largest import file (`POST /imports`), in bytes: a larger one is a 413. */
+  importMaxBytes: number;
+  /** Most data rows an import file may have: more is a 422. */
+  importMaxRows: number;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -15,6 +19,8 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   rateLimitPerMinute: 120,
   trustProxy: false,
   bodyLimit: 1024 * 1024,
+  importMaxBytes: 50 * 1024 * 1024,
+  importMaxRows: 1_000_000,
 };
 
 export type ApiDeps = {
@@ -22,4 +28,9 @@ export type ApiDeps = {
   now: () => Date;
   config: ApiConfig;
   logger?: FastifyBaseLogger;
+  /**
+   * Hands a newly created import job to the worker queue (the launcher wires the importer's pg-boss
+   * queue here). Omitted, or failing, the job still runs: workers also pick up queued jobs on their own.
+   */
+  enqueueImport?: (jobId: number) => Promise<void>;
 };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions } from "fastify";
 import type { Database } from "@shortener/db";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
-import { createApi, DEFAULT_API_CONFIG, type ApiConfig } from "../src/index.ts";
+import { createApi, DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps } from "../src/index.ts";
 
 export type TestApi = {
   app: FastifyInstance;
@@ -12,9 +12,9 @@ export type TestApi = {
   close(): Promise<void>;
 };
 
-export async function createTestApi(config: Partial<ApiConfig> = {}): Promise<TestApi> {
+export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Pick<ApiDeps, "enqueueImport"> = {}): Promise<TestApi> {
   const database = await openTestDb();
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...config } });
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...config }, ...deps });
   await app.ready();
   return {
     app,
