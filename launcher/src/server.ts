@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createApi, isApiPath } from "@shortener/api";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
 import { migrate, openDb, type Database } from "@shortener/db";
+import { createImporter, type Importer } from "@shortener/importer";
 import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } from "@shortener/redirect";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
@@ -26,6 +27,7 @@ export function localDomainName(host: string, port: number): string {
 export async function startServer(env: Env, logger: Logger, now: () => Date = () => new Date()): Promise<RunningServer> {
   const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
   let database: Database | undefined;
+  let importer: Importer | undefined;
   try {
     database = env.DATABASE_URL
       ? await openDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
@@ -37,6 +39,9 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
     const secret = await resolveSecret(database.db, env.SECRET);
     const runs = new Set(env.SERVICES);
 
+    // The import queue: the API sends jobs to it; with "importer" in SERVICES this process also runs them.
+    const queue = createImporter({ database, now, log: logger, config: { batchSize: env.IMPORT_BATCH_SIZE } });
+    importer = queue;
     const api = await createApi({
       database,
       now,
@@ -46,9 +51,13 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
         trustProxy: env.TRUST_PROXY ?? false,
         bodyLimit: 1024 * 1024,
+        importMaxBytes: env.IMPORT_MAX_BYTES,
+        importMaxRows: env.IMPORT_MAX_ROWS,
       },
+      enqueueImport: (jobId) => queue.enqueue(jobId),
     });
     await api.ready();
+    if (runs.has("importer")) await queue.start();
     const redirect = createRedirect({
       database,
       now,
@@ -96,11 +105,13 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         clearTimeout(force);
         await redirect.close();
         await api.close();
+        await queue.close();
         await db.close();
         unlock();
       },
     };
   } catch (error) {
+    await importer?.close().catch(() => {});
     await database?.close().catch(() => {});
     unlock();
     throw error;

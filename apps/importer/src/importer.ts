@@ -6,8 +6,11 @@ import { processStoredJob } from "./process-job.ts";
 import { IMPORT_QUEUE, startBoss, type JobMessage } from "./queue.ts";
 
 export type ImporterConfig = {
-  /** Rows a batch (one transaction each). */
-  batchSize: number;
+  /**
+   * Rows a batch (one transaction each). Default: 5,000 on Postgres; 500 on PGlite, which runs each
+   * statement on the server's own thread, so smaller batches keep the embedded service answering.
+   */
+  batchSize: number | undefined;
   /** Jobs this process runs at once. */
   concurrency: number;
   /** How often pg-boss looks for new messages. */
@@ -18,8 +21,10 @@ export type ImporterConfig = {
   queuedGraceMs: number;
 };
 
+export const PGLITE_BATCH_SIZE = 500;
+
 export const DEFAULT_IMPORTER_CONFIG: ImporterConfig = {
-  batchSize: DEFAULT_BATCH_SIZE,
+  batchSize: undefined,
   concurrency: 1,
   pollIntervalSeconds: 1,
   sweepIntervalMs: 10_000,
@@ -58,6 +63,7 @@ export type Importer = {
 export function createImporter(deps: ImporterDeps): Importer {
   const config = { ...DEFAULT_IMPORTER_CONFIG, ...deps.config };
   const { database, log } = deps;
+  const batchSize = config.batchSize ?? (database.driver === "pglite" ? PGLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE);
   const ctx = { db: database.db, now: deps.now };
   let boss: Promise<PgBoss> | undefined;
   let isWorking = false;
@@ -92,7 +98,7 @@ export function createImporter(deps: ImporterDeps): Importer {
       try {
         log.info({ jobId }, "import started");
         const result = await processStoredJob(ctx, jobId, {
-          batchSize: config.batchSize,
+          batchSize,
           shouldStop: () => isClosing,
           onBatch: (_outcome, totals) => log.debug?.({ jobId, ...totals }, "import batch committed"),
         });

@@ -156,6 +156,9 @@ export async function runImport({
     if (inflight) await inflight;
     inflight = write(raw, prepared);
     inflight.catch(() => {}); // awaited before the next batch or at the end; never left unhandled
+    // PGlite runs each statement synchronously on this thread, and a chain of resolved promises never
+    // lets the event loop poll: give it a turn per batch, or an embedded server stops answering.
+    await new Promise<void>((resolve) => setImmediate(resolve));
   };
 
   let batch: ImportRow[] = [];
