@@ -1,7 +1,7 @@
 import type { Database } from "@shortener/db";
 
 /** An arbitrary constant: with the job id, the advisory lock a worker holds while it runs that job. */
-const IMPORT_LOCK = 727_002;
+const IMPORT_LOCK = 727_003;
 
 export type JobLock = { release(): Promise<void> };
 
