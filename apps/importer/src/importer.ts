@@ -1,5 +1,5 @@
 import type PgBoss from "pg-boss";
-import { DEFAULT_BATCH_SIZE, findImportsToResume } from "@shortener/core";
+import { DEFAULT_BATCH_SIZE, failStaleUploads, findImportsToResume } from "@shortener/core";
 import type { Database } from "@shortener/db";
 import { tryLockJob } from "./locks.ts";
 import { processStoredJob } from "./process-job.ts";
@@ -19,6 +19,8 @@ export type ImporterConfig = {
   sweepIntervalMs: number;
   /** A queued job older than this with no worker on it is taken by the sweep. */
   queuedGraceMs: number;
+  /** An upload still unfinished after this long was abandoned (its server died): the job fails. */
+  staleUploadMs: number;
 };
 
 export const PGLITE_BATCH_SIZE = 500;
@@ -29,6 +31,7 @@ export const DEFAULT_IMPORTER_CONFIG: ImporterConfig = {
   pollIntervalSeconds: 1,
   sweepIntervalMs: 10_000,
   queuedGraceMs: 30_000,
+  staleUploadMs: 6 * 3600_000,
 };
 
 export type ImporterLog = {
@@ -118,6 +121,8 @@ export function createImporter(deps: ImporterDeps): Importer {
 
   async function sweep(): Promise<void> {
     if (isClosing) return;
+    const stale = await failStaleUploads(ctx, new Date(deps.now().getTime() - config.staleUploadMs));
+    if (stale) log.warn({ jobs: stale }, "failed imports whose upload never finished");
     const ids = await findImportsToResume(ctx, { queuedBefore: new Date(deps.now().getTime() - config.queuedGraceMs) });
     for (const id of ids) {
       if (isClosing || busy >= config.concurrency) break;

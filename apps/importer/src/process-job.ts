@@ -4,13 +4,14 @@ import {
   failImport,
   ImportGoneError,
   runImport,
+  streamImportSource,
   type ImportRow,
   type ImportTotals,
   type RunImportOptions,
   type SystemCtx,
 } from "@shortener/core";
 import { CsvFormatError, readCsvRows } from "./csv.ts";
-import { readableOf } from "./source.ts";
+import { Readable } from "node:stream";
 
 /** The file cannot be imported at all: the job fails with this as its reason. */
 export class ImportFileError extends Error {
@@ -40,15 +41,15 @@ export function describeFileError(error: unknown): string | undefined {
 export type JobResult = { outcome: "completed" | "stopped" | "failed" | "gone"; totals?: ImportTotals };
 
 /**
- * Runs (or resumes) one job whose file is stored in the database: claim it, stream its rows from the
- * checkpoint on, complete it. The caller holds the job's lock. A malformed file fails the job; any
+ * Runs (or resumes) one job whose file is stored in the database: claim it, stream the file from the
+ * database a slice at a time and its rows from the checkpoint on, complete it. The caller holds the job's lock. A malformed file fails the job; any
  * other error (the database went away) is thrown and the job stays resumable.
  */
 export async function processStoredJob(ctx: SystemCtx, jobId: number, options: RunImportOptions): Promise<JobResult> {
   const job = await claimImport(ctx, jobId);
   if (!job) return { outcome: "gone" };
-  if (job.source === null) return { outcome: "gone" };
-  const source = readableOf(job.source);
+  if (!job.hasSource) return { outcome: "gone" };
+  const source = Readable.from(streamImportSource(ctx, jobId));
   try {
     const { isFinished, totals } = await runImport({ ctx, job, rows: importRowsOf(readCsvRows(source)), options });
     if (!isFinished) return { outcome: "stopped", totals };

@@ -148,7 +148,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const lock = await tryLockJob(database, job.id);
     if (!lock) throw new CliError(`Job ${job.id} for this file is being imported by another process.`);
     try {
-      const claimed = await claimImport(sys, job.id, { withSource: false });
+      const claimed = await claimImport(sys, job.id);
       if (!claimed) throw new CliError(`Job ${job.id} is no longer running.`);
       if (claimed.checkpointLine > 1) say(`Resuming job ${job.id} after line ${fmt(claimed.checkpointLine)} (${fmt(claimed.processedRows)} rows already done).`);
       let isStopping = false;

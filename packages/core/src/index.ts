@@ -33,7 +33,7 @@ export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, 
 export { countLimitedClick, recordClicks, pgArray, type Click } from "./visits/record-clicks.ts";
 export { CreateImportInput, ListImportsInput, IMPORT_COLUMNS, IMPORT_STATUSES, type ImportStatus } from "./imports/schemas.ts";
 export { type ImportJob, type RowError, JOB_ERRORS_SHOWN } from "./imports/import-job.ts";
-export { createImport } from "./imports/create-import.ts";
+export { createImport, SOURCE_PART_CHARS } from "./imports/create-import.ts";
 export { getImport, streamImportErrors } from "./imports/get-import.ts";
 export { listImports } from "./imports/list-imports.ts";
 export { ERRORS_CSV_HEADER, formatErrorsCsv, toCsvCell } from "./imports/errors-csv.ts";
@@ -46,7 +46,9 @@ export {
   completeImport,
   DEFAULT_BATCH_SIZE,
   failImport,
+  failStaleUploads,
   findImportsToResume,
+  streamImportSource,
   runImport,
   type ClaimedImport,
   type ImportTotals,

@@ -5,6 +5,9 @@ import {
   checkImport,
   claimImport,
   completeImport,
+  failStaleUploads,
+  findImportsToResume,
+  streamImportSource,
   createDomain,
   createImport,
   createPixel,
@@ -195,6 +198,49 @@ describe("import jobs", () => {
     const c = await createImport({ ctx: other.user.ctx, input: { source: "url\n", idempotency_key: key } });
     expect(c.isNew).toBe(true);
     expect((await listImports({ ctx: user.ctx, input: {} })).total).toBe(1);
+  });
+
+  it("stores a large file in parts, ready for workers only once whole, and reads it back a slice at a time", async () => {
+    const { user, domain } = await owner();
+    const text = `url,title\n${Array.from({ length: 50 }, (_, i) => `https://p.example/${i},é😀ü${i}`).join("\n")}\n`;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const parts = (async function* () {
+      yield text.slice(0, 100);
+      await held;
+      yield text.slice(100);
+    })();
+    const creating = createImport({ ctx: user.ctx, input: { domain_id: domain.id, total_rows: 50 }, sourceParts: parts });
+    // While the upload is unfinished, the job exists but no worker may take it.
+    let pending: number | undefined;
+    for (let i = 0; i < 100 && pending === undefined; i++) {
+      [pending] = (await database.db.select({ id: importJobs.id }).from(importJobs).where(eq(importJobs.userId, user.id))).map((j) => j.id);
+      if (pending === undefined) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(pending).toBeDefined();
+    expect(await claimImport(sys(), pending ?? 0)).toBeNull();
+    expect(await findImportsToResume(sys(), { queuedBefore: new Date(Date.now() + 60_000) })).not.toContain(pending);
+    release();
+    const { job } = await creating;
+    let read = "";
+    for await (const slice of streamImportSource(sys(), job.id, 7)) read += slice;
+    expect(read).toBe(text);
+    expect((await claimImport(sys(), job.id))?.hasSource).toBe(true);
+  });
+
+  it("deletes the job when its upload fails part way, and fails uploads abandoned by a dead server", async () => {
+    const { user } = await owner();
+    const parts = (async function* () {
+      yield "url\nhttps://x.example\n";
+      throw new Error("client went away");
+    })();
+    await expect(createImport({ ctx: user.ctx, input: { total_rows: 1 }, sourceParts: parts })).rejects.toThrow("client went away");
+    expect(await database.db.select().from(importJobs).where(eq(importJobs.userId, user.id))).toEqual([]);
+
+    const [stale] = await database.db.insert(importJobs).values({ userId: user.id, source: "url\n", checkpointLine: 0, createdAt: new Date(Date.now() - 7 * 3600_000) }).returning();
+    expect(await failStaleUploads(sys(), new Date(Date.now() - 6 * 3600_000))).toBeGreaterThanOrEqual(1);
+    const [after] = await database.db.select().from(importJobs).where(eq(importJobs.id, stale?.id ?? 0));
+    expect(after).toMatchObject({ status: "failed", source: null, failureMessage: "The upload was interrupted before the whole file was received." });
   });
 
   it("refuses a default domain that is not the caller's", async () => {

@@ -1,11 +1,16 @@
-import { Readable } from "node:stream";
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { createImport, ERRORS_CSV_HEADER, formatErrorsCsv, getImport, listImports, streamImportErrors, ValidationError } from "@shortener/core";
+import { createImport, ERRORS_CSV_HEADER, formatErrorsCsv, getImport, listImports, SOURCE_PART_CHARS, streamImportErrors, ValidationError } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, toErrorResponse } from "../errors.ts";
 import { ctxOf } from "../http/auth.ts";
-import { scanCsvUpload } from "../http/csv-upload.ts";
+import { CsvScanner, readTextParts } from "../http/csv-upload.ts";
 import { sendList } from "../http/envelope.ts";
 import { idParam, resource } from "../http/routes.ts";
 import { importJson } from "../serialize/imports.ts";
@@ -25,7 +30,8 @@ function formatBytes(bytes: number): string {
  */
 export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const { importMaxBytes, importMaxRows } = deps.config;
-  app.addContentTypeParser(CSV_TYPES, { parseAs: "buffer", bodyLimit: importMaxBytes }, (_request, body, done) => done(null, body));
+  // The body stays a stream: it goes to a temporary file, never whole into memory.
+  app.addContentTypeParser(CSV_TYPES, (_request, payload, done) => done(null, payload));
   await app.register(multipart, { limits: { fileSize: importMaxBytes, files: 1, fields: 10, parts: 12, fieldSize: 1024 } });
 
   const tooLarge = () => new HttpError(413, "payload_too_large", `The file is larger than ${formatBytes(importMaxBytes)}.`);
@@ -44,56 +50,87 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     return reply.code(status).headers(headers).send(body);
   });
 
-  /** The uploaded file and the default domain, from a text/csv body (domain in the query) or a multipart form. */
-  async function readUpload(request: FastifyRequest): Promise<{ file: Buffer; domainId: unknown }> {
+  /** Copies `input` to `path`, refusing it (413) past the size limit. */
+  async function save(input: NodeJS.ReadableStream, path: string): Promise<void> {
+    let bytes = 0;
+    const limit = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        done(bytes > importMaxBytes ? tooLarge() : null, chunk);
+      },
+    });
+    await pipeline(input, limit, createWriteStream(path));
+  }
+
+  /**
+   * Receives the upload into a temporary file (bounded memory whatever its size): a text/csv body (the
+   * default domain in the query) or a multipart form (`file`, and `domain_id` before or after it).
+   */
+  async function receiveUpload(request: FastifyRequest, path: string): Promise<{ domainId: unknown }> {
     const query = request.query as Record<string, unknown>;
-    if (Buffer.isBuffer(request.body)) return { file: request.body, domainId: query.domain_id };
+    const declared = Number(request.headers["content-length"] ?? 0);
+    if (declared > importMaxBytes && !request.isMultipart()) throw tooLarge();
+    const body = request.body as unknown;
+    if (body && typeof (body as NodeJS.ReadableStream).pipe === "function" && !request.isMultipart()) {
+      await save(body as NodeJS.ReadableStream, path);
+      return { domainId: query.domain_id };
+    }
     if (!request.isMultipart()) throw new HttpError(415, "unsupported_media_type", UNSUPPORTED);
-    let file: Buffer | undefined;
+    let hasFile = false;
     let domainId: unknown = query.domain_id;
     for await (const part of request.parts()) {
       if (part.type === "file") {
-        if (part.fieldname !== "file" || file) {
+        if (part.fieldname !== "file" || hasFile) {
           part.file.resume();
           continue;
         }
-        file = await part.toBuffer();
+        await save(part.file, path);
+        if (part.file.truncated) throw tooLarge();
+        hasFile = true;
       } else if (part.fieldname === "domain_id" && part.value !== "") {
         domainId = part.value;
       }
     }
-    if (!file) throw new ValidationError({ file: ["The file field is required."] });
-    return { file, domainId };
+    if (!hasFile) throw new ValidationError({ file: ["The file field is required."] });
+    return { domainId };
   }
 
   resource(app, "/imports", {
     GET: async (request, reply) => sendList(request, reply, await listImports({ ctx: ctxOf(deps, request), input: request.query as never }), (job) => importJson(job)),
     POST: async (request, reply) => {
       const ctx = ctxOf(deps, request);
-      const { file, domainId } = await readUpload(request);
-      const upload = scanCsvUpload(file);
-      if (!upload.header.length) throw new ValidationError({ file: ["The file is empty."] });
-      if (!upload.header.includes("url")) throw new ValidationError({ file: ["The file has no url column."] });
-      if (upload.rows === 0) throw new ValidationError({ file: ["The file has no rows after its header."] });
-      if (upload.rows > importMaxRows) throw new ValidationError({ file: [`The file has more than ${importMaxRows.toLocaleString("en-US")} rows.`] });
-      const key = request.headers["idempotency-key"];
-      const { job, isNew } = await createImport({
-        ctx,
-        input: {
-          source: upload.text,
-          total_rows: upload.rows,
-          ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId as never } : {}),
-          ...(typeof key === "string" && key !== "" ? { idempotency_key: key } : {}),
-        },
-      });
-      if (!isNew) {
-        const current = await getImport({ ctx, id: job.id });
-        return reply.code(200).send({ data: importJson(current, current.errors), status: 200 });
+      const dir = await mkdtemp(join(tmpdir(), "shortener-upload-"));
+      try {
+        const path = join(dir, "upload.csv");
+        const { domainId } = await receiveUpload(request, path);
+        const scanner = new CsvScanner();
+        for await (const part of readTextParts(path, 1024 * 1024)) scanner.push(part);
+        const upload = scanner.end();
+        if (!upload.header.length) throw new ValidationError({ file: ["The file is empty."] });
+        if (!upload.header.includes("url")) throw new ValidationError({ file: ["The file has no url column."] });
+        if (upload.rows === 0) throw new ValidationError({ file: ["The file has no rows after its header."] });
+        if (upload.rows > importMaxRows) throw new ValidationError({ file: [`The file has more than ${importMaxRows.toLocaleString("en-US")} rows.`] });
+        const key = request.headers["idempotency-key"];
+        const { job, isNew } = await createImport({
+          ctx,
+          input: {
+            total_rows: upload.rows,
+            ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId as never } : {}),
+            ...(typeof key === "string" && key !== "" ? { idempotency_key: key } : {}),
+          },
+          sourceParts: readTextParts(path, SOURCE_PART_CHARS),
+        });
+        if (!isNew) {
+          const current = await getImport({ ctx, id: job.id });
+          return reply.code(200).send({ data: importJson(current, current.errors), status: 200 });
+        }
+        if (deps.enqueueImport) {
+          await deps.enqueueImport(job.id).catch((error: unknown) => request.log.warn({ err: error, jobId: job.id }, "import not queued; a worker's sweep will take it"));
+        }
+        return reply.code(202).send({ data: importJson(job, []), status: 202 });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
       }
-      if (deps.enqueueImport) {
-        await deps.enqueueImport(job.id).catch((error: unknown) => request.log.warn({ err: error, jobId: job.id }, "import not queued; a worker's sweep will take it"));
-      }
-      return reply.code(202).send({ data: importJson(job, []), status: 202 });
     },
   });
 

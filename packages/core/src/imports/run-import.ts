@@ -1,4 +1,4 @@
-import { and, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import { importJobs, isForeignKeyViolation, queryRows } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
 import { pgArray } from "../visits/record-clicks.ts";
@@ -15,7 +15,8 @@ export type ClaimedImport = {
   userId: number;
   defaultDomainId: number | null;
   checkpointLine: number;
-  source: string | null;
+  /** Whether the job's file is stored (API jobs); the CLI streams its own file. */
+  hasSource: boolean;
   totalRows: number;
   processedRows: number;
   createdRows: number;
@@ -27,19 +28,20 @@ export type ImportTotals = { processed: number; created: number; skipped: number
 
 /**
  * Marks a queued or running job as running (keeping its first start time) and returns it with its
- * source and checkpoint; null when it is finished or gone. The caller must hold the job's lock.
+ * checkpoint and counters; null when it is finished, gone, or its file is still being uploaded. The
+ * caller must hold the job's lock.
  */
-export async function claimImport(ctx: SystemCtx, jobId: number, options: { withSource?: boolean } = {}): Promise<ClaimedImport | null> {
+export async function claimImport(ctx: SystemCtx, jobId: number): Promise<ClaimedImport | null> {
   const [row] = await ctx.db
     .update(importJobs)
     .set({ status: "running", startedAt: sql`coalesce(${importJobs.startedAt}, ${ctx.now().toISOString()}::timestamptz)` })
-    .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["queued", "running"])))
+    .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["queued", "running"]), gte(importJobs.checkpointLine, 1)))
     .returning({
       id: importJobs.id,
       userId: importJobs.userId,
       defaultDomainId: importJobs.defaultDomainId,
       checkpointLine: importJobs.checkpointLine,
-      source: options.withSource === false ? sql<null>`null` : importJobs.source,
+      hasSource: sql<boolean>`${importJobs.source} is not null`,
       totalRows: importJobs.totalRows,
       processedRows: importJobs.processedRows,
       createdRows: importJobs.createdRows,
@@ -47,6 +49,27 @@ export async function claimImport(ctx: SystemCtx, jobId: number, options: { with
       failedRows: importJobs.failedRows,
     });
   return row ?? null;
+}
+
+/**
+ * A job's stored file, as text, a slice at a time (8 MiB of UTF-8 each by default): a worker never
+ * holds the whole file. Slices are cut at byte offsets and decoded as a stream, so a character split
+ * between two slices comes out whole.
+ */
+export async function* streamImportSource(ctx: SystemCtx, jobId: number, sliceBytes = 8 * 1024 * 1024): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8");
+  for (let offset = 1; ; offset += sliceBytes) {
+    const [row] = await queryRows<{ part: Uint8Array | null }>(
+      ctx.db,
+      sql`select substring(convert_to(source, 'UTF8') from ${offset}::int for ${sliceBytes}::int) as part from import_jobs where id = ${jobId}::int`,
+    );
+    const part = row?.part;
+    if (!part?.length) break;
+    yield decoder.decode(part, { stream: true });
+    if (part.length < sliceBytes) break;
+  }
+  const rest = decoder.decode();
+  if (rest) yield rest;
 }
 
 /** Every row is in: the job is completed, its stored file dropped, and `total_rows` set to what was read. */
@@ -68,6 +91,7 @@ export async function failImport(ctx: SystemCtx, jobId: number, reason: string):
 /**
  * Jobs a worker should look at: every running job that has its file stored (its worker may have died;
  * the caller's lock tells), and queued ones older than `queuedBefore` (their queue message was lost).
+ * Jobs whose upload is unfinished (`checkpoint_line` 0) are not ready.
  */
 export async function findImportsToResume(ctx: SystemCtx, options: { queuedBefore: Date; limit?: number }): Promise<number[]> {
   const rows = await ctx.db
@@ -76,12 +100,23 @@ export async function findImportsToResume(ctx: SystemCtx, options: { queuedBefor
     .where(
       and(
         sql`${importJobs.source} is not null`,
+        gte(importJobs.checkpointLine, 1),
         or(eq(importJobs.status, "running"), and(eq(importJobs.status, "queued"), lt(importJobs.createdAt, options.queuedBefore))),
       ),
     )
     .orderBy(importJobs.id)
     .limit(options.limit ?? 100);
   return rows.map((r) => r.id);
+}
+
+/** Uploads that never finished (the process receiving them died) fail, and their partial file is dropped. */
+export async function failStaleUploads(ctx: SystemCtx, startedBefore: Date): Promise<number> {
+  const rows = await ctx.db
+    .update(importJobs)
+    .set({ status: "failed", source: null, finishedAt: ctx.now(), failureMessage: "The upload was interrupted before the whole file was received." })
+    .where(and(eq(importJobs.status, "queued"), eq(importJobs.checkpointLine, 0), lt(importJobs.createdAt, startedBefore)))
+    .returning({ id: importJobs.id });
+  return rows.length;
 }
 
 type PreparedBatch = { rows: WritableRow[]; rejected: RowError[]; rejectedRows: number; lastLine: number };
