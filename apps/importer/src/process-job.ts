@@ -38,6 +38,23 @@ export function describeFileError(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The stored file's slices (8 MiB each) cut into ~64 KiB pieces: the CSV parser turns a whole chunk into
+ * records before it can pause, so a big chunk would be ~100,000 records in memory at once. A piece never
+ * ends between the two halves of a surrogate pair (an emoji would turn into U+FFFD).
+ */
+export async function* smallPieces(slices: AsyncIterable<string>, size = 64 * 1024): AsyncGenerator<string> {
+  for await (const text of slices) {
+    for (let i = 0; i < text.length; ) {
+      let end = Math.min(i + size, text.length);
+      const last = text.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff && end < text.length) end++;
+      yield text.slice(i, end);
+      i = end;
+    }
+  }
+}
+
 export type JobResult = { outcome: "completed" | "stopped" | "failed" | "gone"; totals?: ImportTotals };
 
 /**
@@ -49,7 +66,7 @@ export async function processStoredJob(ctx: SystemCtx, jobId: number, options: R
   const job = await claimImport(ctx, jobId);
   if (!job) return { outcome: "gone" };
   if (!job.hasSource) return { outcome: "gone" };
-  const source = Readable.from(streamImportSource(ctx, jobId));
+  const source = Readable.from(smallPieces(streamImportSource(ctx, jobId)), { objectMode: false, highWaterMark: 64 * 1024 });
   try {
     const { isFinished, totals } = await runImport({ ctx, job, rows: importRowsOf(readCsvRows(source)), options });
     if (!isFinished) return { outcome: "stopped", totals };

@@ -1,6 +1,7 @@
 import { inArray } from "drizzle-orm";
 import { domains, type Db } from "@shortener/db";
 import type { FieldErrors } from "../errors.ts";
+import { hostOf } from "../shared/url.ts";
 import { addError } from "../shared/validation.ts";
 import { hostCandidates } from "./find-domain-by-host.ts";
 
@@ -24,6 +25,6 @@ export async function checkNoLoops(db: Db, urls: Array<{ field: string; url: str
 /** The loop check against domain names already loaded (the importer loads them once per job). */
 export function addLoopErrors(urls: Array<{ field: string; url: string }>, served: ReadonlySet<string>, errors: FieldErrors): void {
   for (const { field, url } of urls) {
-    if (hostCandidates(new URL(url).host).some((c) => served.has(c))) addError(errors, field, LOOP_MESSAGE);
+    if (hostCandidates(hostOf(url)).some((c) => served.has(c))) addError(errors, field, LOOP_MESSAGE);
   }
 }

@@ -11,7 +11,7 @@ import { IMPORT_COLUMNS } from "./schemas.ts";
 /** One data row of an import file, as the adapter read it: the file line it starts on, and its cells by column name. */
 export type ImportRow = { line: number; fields: Readonly<Record<string, string | undefined>> };
 
-/** A row that passed every check, ready to be written (passwords still in clear until hashed). */
+/** A row that passed every check, ready to be written once its passwords are hashed (`hashRowSecrets`). */
 export type CheckedRow = {
   line: number;
   domainId: number;
@@ -20,6 +20,8 @@ export type CheckedRow = {
   title: string | null;
   password: string | null;
   privacyPassword: string | null;
+  passwordHash: string | null;
+  privacyPasswordHash: string | null;
   spaceId: number | null;
   pixelIds: number[];
   disabled: boolean;
@@ -109,6 +111,8 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
       title: v.title ?? null,
       password: v.password ?? null,
       privacyPassword: v.privacy_password ?? null,
+      passwordHash: null,
+      privacyPasswordHash: null,
       spaceId: v.space_id ?? null,
       pixelIds: v.pixel_ids ?? [],
       disabled: v.disabled === 1,

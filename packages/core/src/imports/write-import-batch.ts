@@ -8,8 +8,8 @@ import { pgArray } from "../visits/record-clicks.ts";
 import type { CheckedRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
 
-/** A checked row with its secrets hashed: what is written. */
-export type WritableRow = Omit<CheckedRow, "password" | "privacyPassword"> & { passwordHash: string | null; privacyPasswordHash: string | null };
+/** A checked row with its secrets hashed: what is written (the clear passwords are not). */
+export type WritableRow = CheckedRow;
 
 /** What one batch adds to its job's counters; committed together with its links. */
 export type BatchOutcome = { processed: number; created: number; skipped: number; failed: number; errors: RowError[]; lastLine: number };
@@ -23,27 +23,20 @@ export function importKeyOf(jobId: number, line: number): string {
   return `${jobId}:${line}`;
 }
 
-/** Hashes the passwords of checked rows (only those that have one), with bounded concurrency. */
-export async function hashRowSecrets(rows: readonly CheckedRow[]): Promise<WritableRow[]> {
-  const out: WritableRow[] = rows.map(({ password: _p, privacyPassword: _pp, ...rest }) => ({ ...rest, passwordHash: null, privacyPasswordHash: null }));
+/** Hashes the passwords of checked rows in place (only rows that have one), with bounded concurrency. */
+export async function hashRowSecrets(rows: CheckedRow[]): Promise<WritableRow[]> {
   const tasks: Array<() => Promise<void>> = [];
-  rows.forEach((row, i) => {
-    const target = out[i] as WritableRow;
-    if (row.password !== null) {
-      const secret = row.password;
-      tasks.push(async () => void (target.passwordHash = await hashPassword(secret)));
-    }
-    if (row.privacyPassword !== null) {
-      const secret = row.privacyPassword;
-      tasks.push(async () => void (target.privacyPasswordHash = await hashPassword(secret)));
-    }
-  });
+  for (const row of rows) {
+    const { password, privacyPassword } = row;
+    if (password !== null) tasks.push(async () => void (row.passwordHash = await hashPassword(password)));
+    if (privacyPassword !== null) tasks.push(async () => void (row.privacyPasswordHash = await hashPassword(privacyPassword)));
+  }
   let next = 0;
   const lanes = Array.from({ length: Math.min(HASH_CONCURRENCY, tasks.length) }, async () => {
     while (next < tasks.length) await (tasks[next++] as () => Promise<void>)();
   });
   await Promise.all(lanes);
-  return out;
+  return rows;
 }
 
 type Pending = { row: WritableRow; alias: string; attempt: number };
