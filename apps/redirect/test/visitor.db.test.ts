@@ -139,7 +139,7 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
     expect(csp).toMatch(/default-src 'none'; script-src 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
     const nonce = /nonce-([A-Za-z0-9+/=]+)/.exec(csp)?.[1];
     for (const tag of res.body.match(/<script[^>]*>/g) ?? []) expect(tag).toContain(`nonce="${nonce}"`);
-    for (const header of [{ "sec-gpc": "1" }, { dnt: "1" }]) {
+    for (const header of [{ "sec-gpc": "1" }, { dnt: "1" }] as Array<Record<string, string>>) {
       const direct = await visitor.visit(`/${link.alias}`, { host: site.host, headers: header });
       expect(direct.status).toBe(302);
     }
