@@ -47,6 +47,9 @@ export const Env = z.object({
       return list as Array<"api" | "redirect" | "importer">;
     })
     .default(["api", "redirect", "importer"]),
+  IMPORT_MAX_BYTES: int(1024, 2 ** 31 - 1).default(50 * 1024 * 1024),
+  IMPORT_MAX_ROWS: int(1, 100_000_000).default(1_000_000),
+  IMPORT_BATCH_SIZE: int(1, 50_000).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 export type Env = z.output<typeof Env>;

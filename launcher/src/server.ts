@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createApi, DEFAULT_API_CONFIG, isApiPath } from "@shortener/api";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
 import { migrate, openDb, type Database } from "@shortener/db";
+import { createImporter, type Importer } from "@shortener/importer";
 import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } from "@shortener/redirect";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
@@ -27,6 +28,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
   const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
   let database: Database | undefined;
   let clicksDatabase: Database | undefined;
+  let importer: Importer | undefined;
   try {
     database = env.DATABASE_URL
       ? await openDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
@@ -38,6 +40,9 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
     const secret = await resolveSecret(database.db, env.SECRET);
     const runs = new Set(env.SERVICES);
 
+    // The import queue: the API sends jobs to it; with "importer" in SERVICES this process also runs them.
+    const queue = createImporter({ database, now, log: logger, config: { batchSize: env.IMPORT_BATCH_SIZE } });
+    importer = queue;
     const api = await createApi({
       database,
       now,
@@ -50,11 +55,15 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         trustProxy: env.TRUST_PROXY ?? false,
         secret,
         statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
+        importMaxBytes: env.IMPORT_MAX_BYTES,
+        importMaxRows: env.IMPORT_MAX_ROWS,
       },
+      enqueueImport: (jobId) => queue.enqueue(jobId),
     });
     await api.ready();
     // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).
     clicksDatabase = env.DATABASE_URL && runs.has("redirect") ? await openDb({ url: env.DATABASE_URL, poolSize: 8, isAsyncCommit: true }) : undefined;
+    if (runs.has("importer")) await queue.start();
     const redirect = createRedirect({
       database,
       ...(clicksDatabase ? { clicksDatabase } : {}),
@@ -103,12 +112,14 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         clearTimeout(force);
         await redirect.close();
         await api.close();
+        await queue.close();
         await clicksDatabase?.close();
         await db.close();
         unlock();
       },
     };
   } catch (error) {
+    await importer?.close().catch(() => {});
     await clicksDatabase?.close().catch(() => {});
     await database?.close().catch(() => {});
     unlock();

@@ -9,6 +9,7 @@ import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { publicStatsRoutes } from "./routes/public-stats.ts";
+import { importRoutes } from "./routes/imports.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { createSerializers } from "./serialize/resources.ts";
@@ -86,6 +87,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       resourceRoutes(api, deps, serializers);
       openApiRoutes(api);
       statsRoutes(api, deps);
+      await api.register(async (imports) => importRoutes(imports, deps));
     },
     { prefix: "/api/v1" },
   );

@@ -19,6 +19,10 @@ export type ApiConfig = {
   secret: string;
   /** Wrong stats-page passwords a client may send for one link per window, per process. */
   statsPasswordAttempts: { max: number; windowMs: number };
+  /** Largest import file (`POST /imports`), in bytes: a larger one is a 413. */
+  importMaxBytes: number;
+  /** Most data rows an import file may have: more is a 422. */
+  importMaxRows: number;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -32,6 +36,8 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   /** For tests only: the launcher always passes the service's own secret. */
   secret: "insecure-test-secret-insecure-test-secret",
   statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
+  importMaxBytes: 50 * 1024 * 1024,
+  importMaxRows: 1_000_000,
 };
 
 export type ApiDeps = {
@@ -39,4 +45,9 @@ export type ApiDeps = {
   now: () => Date;
   config: ApiConfig;
   logger?: FastifyBaseLogger;
+  /**
+   * Hands a newly created import job to the worker queue (the launcher wires the importer's pg-boss
+   * queue here). Omitted, or failing, the job still runs: workers also pick up queued jobs on their own.
+   */
+  enqueueImport?: (jobId: number) => Promise<void>;
 };

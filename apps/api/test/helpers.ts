@@ -2,7 +2,7 @@ import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import type { Database } from "@shortener/db";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
-import { createApi, DEFAULT_API_CONFIG, type ApiConfig, type AppRouter } from "../src/index.ts";
+import { createApi, DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps, type AppRouter } from "../src/index.ts";
 
 export type TestApi = {
   app: FastifyInstance;
@@ -16,9 +16,9 @@ export type TestApi = {
 /** Limits high enough that suites sending many requests with one key never meet them; rate-limit tests set their own. */
 export const UNLIMITED: Pick<ApiConfig, "rateLimitPerMinute" | "failedAuthPerMinute"> = { rateLimitPerMinute: 1_000_000, failedAuthPerMinute: 1_000_000 };
 
-export async function createTestApi(config: Partial<ApiConfig> = {}): Promise<TestApi> {
+export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Pick<ApiDeps, "enqueueImport"> = {}): Promise<TestApi> {
   const database = await openTestDb();
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...UNLIMITED, ...config } });
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...UNLIMITED, ...config }, ...deps });
   await app.ready();
   return {
     app,

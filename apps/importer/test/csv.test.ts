@@ -29,8 +29,33 @@ describe("readCsvRows", () => {
     ]);
   });
 
+  it("counts a CRLF inside a quoted field as one line break, for its row and every row after it", async () => {
+    const result = await rows('url,title\r\nhttps://a.test,"two\r\nlines"\r\n\r\nhttps://b.test,"x\r\n\r\ny\nz"\r\nhttps://c.test,c\r\n');
+    expect(result.map((r) => r.line)).toEqual([2, 5, 9]);
+  });
+
   it("reports malformed quoting as a CsvFormatError with its line", async () => {
     await expect(rows('url,title\nhttps://a.test,"open\n')).rejects.toBeInstanceOf(CsvFormatError);
+  });
+
+  it("yields every row before a fault in the file, then throws", async () => {
+    const out: number[] = [];
+    await expect(
+      (async () => {
+        for await (const row of readCsvRows(Readable.from([Buffer.from('url\nhttps://a.test\nhttps://b.test\n"https://c.test\n')]))) out.push(row.line);
+      })(),
+    ).rejects.toBeInstanceOf(CsvFormatError);
+    expect(out).toEqual([2, 3]);
+  });
+
+  it("streams a large file in bounded batches without losing a row", async () => {
+    const body = Array.from({ length: 5000 }, (_, i) => `https://x.test/${i}`).join("\n");
+    let n = 0;
+    for await (const row of readCsvRows(Readable.from([Buffer.from(`url\n${body}\n`)]))) {
+      expect(row.line).toBe(n + 2);
+      n++;
+    }
+    expect(n).toBe(5000);
   });
 
   it("refuses a record larger than the limit", async () => {

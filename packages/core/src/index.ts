@@ -7,7 +7,7 @@ export { hashPassword, verifyPassword, sha256 } from "./shared/hash.ts";
 export { randomBase62 } from "./shared/random.ts";
 export { API_KEY_PREFIX, authenticateApiKey, generateApiKey, issueApiKey, type Authenticated } from "./users/api-keys.ts";
 export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts";
-export { createUser, deleteUser, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
+export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";
 export { findDomainByHost, hostCandidates, type ServedDomain } from "./domains/find-domain-by-host.ts";
@@ -38,3 +38,26 @@ export { buildStatsReport, type StatsReport } from "./stats/build-stats-report.t
 export { findStatsLink, type StatsLink } from "./stats/find-stats-link.ts";
 export { UNKNOWN_VALUE, type StatRow } from "./stats/read-series.ts";
 export { type StatsRange } from "./stats/range.ts";
+export { CreateImportInput, ListImportsInput, IMPORT_COLUMNS, IMPORT_STATUSES, type ImportStatus } from "./imports/schemas.ts";
+export { type ImportJob, type RowError, JOB_ERRORS_SHOWN } from "./imports/import-job.ts";
+export { createImport, SOURCE_PART_CHARS } from "./imports/create-import.ts";
+export { getImport, streamImportErrors } from "./imports/get-import.ts";
+export { listImports } from "./imports/list-imports.ts";
+export { ERRORS_CSV_HEADER, formatErrorsCsv, toCsvCell } from "./imports/errors-csv.ts";
+export { checkImportRow, toLinkInput, type CheckedRow, type ImportRow } from "./imports/check-import-row.ts";
+export { loadImportScope, type ImportScope } from "./imports/import-scope.ts";
+export { importKeyOf, ImportGoneError, type BatchOutcome } from "./imports/write-import-batch.ts";
+export {
+  checkImport,
+  claimImport,
+  completeImport,
+  DEFAULT_BATCH_SIZE,
+  failImport,
+  failStaleUploads,
+  findImportsToResume,
+  streamImportSource,
+  runImport,
+  type ClaimedImport,
+  type ImportTotals,
+  type RunImportOptions,
+} from "./imports/run-import.ts";

@@ -86,3 +86,14 @@ describe("normalizeDomainName (CONTRACT §4 domain rules)", () => {
     expect(normalizeDomainName(raw)).toBeNull();
   });
 });
+
+describe("hostOf", () => {
+  it("cuts the host and port out of a normalised URL, as the URL parser would", async () => {
+    const { checkUrl, hostOf } = await import("../src/shared/url.ts");
+    for (const raw of ["https://Example.com/a?b#c", "http://example.com:8080", "https://[::1]:3000/x", "https://xn--bcher-kva.example?q=/x", "https://a.example#frag/x", "http://1.2.3.4/"]) {
+      const checked = checkUrl(raw, "url");
+      if (!checked.ok) throw new Error(raw);
+      expect(hostOf(checked.url)).toBe(new URL(checked.url).host);
+    }
+  });
+});

@@ -1,9 +1,7 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { PGlite } from "@electric-sql/pglite";
 import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "./schema/index.ts";
@@ -75,6 +73,12 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Da
 
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // Loaded only when used: PGlite and its drizzle driver cost ~60 MB of memory a process on Postgres does not need.
+  const [{ PGlite }, { pg_trgm }, { drizzle: drizzlePglite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("drizzle-orm/pglite"),
+  ]);
   const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   const db = drizzlePglite(pg, { schema, casing: "snake_case" }) as unknown as Db;
   return {
@@ -105,6 +109,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const e = findPgError(error);
   if (!e || e.code !== "23505") return false;
   return constraint === undefined || e.constraint === constraint || e.constraint_name === constraint;
+}
+
+/** True when the error is Postgres's foreign_key_violation (a referenced row is gone). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return findPgError(error)?.code === "23503";
 }
 
 type PgErrorLike = { code?: string; constraint?: string; constraint_name?: string };

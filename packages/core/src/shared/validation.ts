@@ -109,3 +109,38 @@ export function addError(errors: FieldErrors, field: string, message: string): v
 export function throwIfErrors(errors: FieldErrors): void {
   if (Object.keys(errors).length) throw new ValidationError(errors);
 }
+
+/**
+ * `parseFields` for many inputs of one shape (the importer's rows): the outcome of a field that is
+ * absent is the same every time, so it is computed once, and only the fields present are parsed.
+ * Same values and errors as `parseFields`.
+ */
+export function createFieldsParser<T extends z.ZodRawShape>(
+  shape: T,
+): (input: Record<string, unknown>) => { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
+  const entries = Object.entries(shape).map(([key, schema]) => {
+    const absent = parseFields({ [key]: schema } as z.ZodRawShape, {});
+    return { key, schema: schema as z.ZodType, absent };
+  });
+  return (input) => {
+    const values: Record<string, unknown> = {};
+    const errors: FieldErrors = {};
+    for (const { key, schema, absent } of entries) {
+      if (input[key] === undefined) {
+        if (Object.hasOwn(absent.values, key)) values[key] = (absent.values as Record<string, unknown>)[key];
+        for (const [field, messages] of Object.entries(absent.errors)) (errors[field] ??= []).push(...messages);
+        continue;
+      }
+      const result = schema.safeParse(input[key]);
+      if (result.success) {
+        if (result.data !== undefined) values[key] = result.data;
+      } else {
+        for (const [field, messages] of Object.entries(toFieldErrors(result.error))) {
+          const name = field === "_" ? key : `${key}.${field}`;
+          (errors[name] ??= []).push(...messages);
+        }
+      }
+    }
+    return { values: values as { [K in keyof T]?: z.output<T[K]> }, errors };
+  };
+}

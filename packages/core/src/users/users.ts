@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, ilike, sql } from "drizzle-orm";
 import { apiKeys, isUniqueViolation, users } from "@shortener/db";
-import { withTransaction, type Ctx } from "../context.ts";
+import { withTransaction, type Ctx, type SystemCtx } from "../context.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { offsetOf, type Page } from "../shared/pagination.ts";
 import { notifyChange } from "../shared/changes.ts";
@@ -21,6 +21,12 @@ export async function getAccount({ ctx }: { ctx: Ctx }): Promise<User> {
   const [user] = await ctx.db.select(userColumns).from(users).where(eq(users.id, ctx.actor.userId));
   if (!user) throw new NotFoundError("User");
   return user;
+}
+
+/** A user by email (case-insensitive), or null: for operator tools, which act as a user without their key. */
+export async function findUserByEmail(ctx: SystemCtx, email: string): Promise<User | null> {
+  const [user] = await ctx.db.select(userColumns).from(users).where(sql`lower(${users.email}) = lower(${email.trim()})`).limit(1);
+  return user ?? null;
 }
 
 /** Admin only: creates a user and its first API key (returned once, stored as a hash). */

@@ -1,0 +1,163 @@
+import type PgBoss from "pg-boss";
+import { DEFAULT_BATCH_SIZE, failStaleUploads, findImportsToResume } from "@shortener/core";
+import type { Database } from "@shortener/db";
+import { tryLockJob } from "./locks.ts";
+import { processStoredJob } from "./process-job.ts";
+import { IMPORT_QUEUE, startBoss, type JobMessage } from "./queue.ts";
+
+export type ImporterConfig = {
+  /**
+   * Rows a batch (one transaction each). Default: 5,000 on Postgres; 500 on PGlite, which runs each
+   * statement on the server's own thread, so smaller batches keep the embedded service answering.
+   */
+  batchSize: number | undefined;
+  /** Jobs this process runs at once. */
+  concurrency: number;
+  /** How often pg-boss looks for new messages. */
+  pollIntervalSeconds: number;
+  /** How often the sweep looks for orphaned jobs (their worker died) and queued jobs whose message was lost. */
+  sweepIntervalMs: number;
+  /** A queued job older than this with no worker on it is taken by the sweep. */
+  queuedGraceMs: number;
+  /** An upload still unfinished after this long was abandoned (its server died): the job fails. */
+  staleUploadMs: number;
+};
+
+export const PGLITE_BATCH_SIZE = 500;
+
+export const DEFAULT_IMPORTER_CONFIG: ImporterConfig = {
+  batchSize: undefined,
+  concurrency: 1,
+  pollIntervalSeconds: 1,
+  sweepIntervalMs: 10_000,
+  queuedGraceMs: 30_000,
+  staleUploadMs: 6 * 3600_000,
+};
+
+export type ImporterLog = {
+  debug?(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+};
+
+export type ImporterDeps = {
+  database: Database;
+  now: () => Date;
+  log: ImporterLog;
+  config?: Partial<ImporterConfig>;
+};
+
+export type Importer = {
+  /** Starts consuming jobs: pg-boss messages, and a sweep (at once, then periodically) for orphaned jobs. */
+  start(): Promise<void>;
+  /** Queues a job created with `createImport` (the API calls this after the job is committed). */
+  enqueue(jobId: number): Promise<void>;
+  /** Stops taking jobs; running ones stop after their current batch, resumable. */
+  close(): Promise<void>;
+};
+
+/**
+ * The import worker (CONTRACT §12): runs jobs whose file is stored in `import_jobs.source`, from a
+ * pg-boss queue in the same database (Postgres or PGlite; docs/adr/0009-import-queue.md). A job is
+ * run under a lock, so two workers never run one job; a worker killed mid-job leaves it `running`
+ * with its checkpoint, and the next sweep (any worker's, or this one's after a restart) resumes it.
+ */
+export function createImporter(deps: ImporterDeps): Importer {
+  const config = { ...DEFAULT_IMPORTER_CONFIG, ...deps.config };
+  const { database, log } = deps;
+  const batchSize = config.batchSize ?? (database.driver === "pglite" ? PGLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE);
+  const ctx = { db: database.db, now: deps.now };
+  let boss: Promise<PgBoss> | undefined;
+  let isWorking = false;
+  let isClosing = false;
+  let sweepTimer: NodeJS.Timeout | undefined;
+  const running = new Map<number, Promise<void>>();
+  const waiting: Array<() => void> = [];
+  let busy = 0;
+
+  const bossOf = () => {
+    boss ??= startBoss(database, (error) => log.error({ err: error }, "import queue error"));
+    return boss;
+  };
+
+  /** A slot among `concurrency`; resolves when one is free. */
+  const acquireSlot = async () => {
+    while (busy >= config.concurrency && !isClosing) await new Promise<void>((resolve) => waiting.push(resolve));
+    busy++;
+  };
+  const releaseSlot = () => {
+    busy--;
+    waiting.shift()?.();
+  };
+
+  async function runJob(jobId: number): Promise<void> {
+    if (isClosing || running.has(jobId)) return;
+    await acquireSlot();
+    if (isClosing || running.has(jobId)) return releaseSlot();
+    const lock = await tryLockJob(database, jobId);
+    if (!lock) return releaseSlot();
+    const task = (async () => {
+      try {
+        log.info({ jobId }, "import started");
+        const result = await processStoredJob(ctx, jobId, {
+          batchSize,
+          shouldStop: () => isClosing,
+          onBatch: (_outcome, totals) => log.debug?.({ jobId, ...totals }, "import batch committed"),
+        });
+        log.info({ jobId, ...result }, `import ${result.outcome}`);
+      } finally {
+        await lock.release();
+      }
+    })();
+    running.set(jobId, task);
+    try {
+      await task;
+    } finally {
+      running.delete(jobId);
+      releaseSlot();
+    }
+  }
+
+  async function sweep(): Promise<void> {
+    if (isClosing) return;
+    const stale = await failStaleUploads(ctx, new Date(deps.now().getTime() - config.staleUploadMs));
+    if (stale) log.warn({ jobs: stale }, "failed imports whose upload never finished");
+    const ids = await findImportsToResume(ctx, { queuedBefore: new Date(deps.now().getTime() - config.queuedGraceMs) });
+    for (const id of ids) {
+      if (isClosing || busy >= config.concurrency) break;
+      if (running.has(id)) continue;
+      void runJob(id).catch((error: unknown) => log.error({ err: error, jobId: id }, "import interrupted; it will be resumed"));
+    }
+  }
+
+  return {
+    async start() {
+      if (isWorking) return;
+      isWorking = true;
+      const b = await bossOf();
+      await b.work<JobMessage>(IMPORT_QUEUE, { pollingIntervalSeconds: config.pollIntervalSeconds, batchSize: 1 }, async (jobs) => {
+        for (const job of jobs) await runJob(job.data.jobId);
+      });
+      const tick = () =>
+        sweep().catch((error: unknown) => log.error({ err: error }, "import sweep failed"));
+      await tick();
+      sweepTimer = setInterval(tick, config.sweepIntervalMs);
+      sweepTimer.unref();
+    },
+    async enqueue(jobId) {
+      const b = await bossOf();
+      await b.send(IMPORT_QUEUE, { jobId } satisfies JobMessage);
+    },
+    async close() {
+      isClosing = true;
+      if (sweepTimer) clearInterval(sweepTimer);
+      while (waiting.length) waiting.shift()?.();
+      await Promise.allSettled([...running.values()]);
+      if (boss) {
+        const b = await boss.catch(() => undefined);
+        await b?.stop({ graceful: true, wait: true, close: false, timeout: 30_000 });
+      }
+    },
+  };
+}

@@ -1,0 +1,156 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importJobs, links, migrate, openDb, type Database } from "@shortener/db";
+import { createDomain } from "@shortener/core";
+import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
+import { testDriver } from "@shortener/db/testing";
+import { runCli } from "../src/run-cli.ts";
+
+/**
+ * The CLI opens the database itself, from DATABASE_URL or DATA_DIR. On Postgres the test keeps its own
+ * connection open; PGlite is one process at a time, so the test opens the data folder only between runs.
+ */
+let env: Record<string, string>;
+let openCheck: () => Promise<Database>;
+let closeCheck: (db: Database) => Promise<void>;
+let cleanup: () => Promise<void>;
+const dir = mkdtempSync(join(tmpdir(), "importer-cli-"));
+
+beforeAll(async () => {
+  if (testDriver() === "postgres") {
+    const database = await openTestDb();
+    env = { DATABASE_URL: database.url ?? "" };
+    openCheck = async () => database;
+    closeCheck = async () => {};
+    cleanup = () => database.close();
+  } else {
+    const dataDir = join(dir, "data");
+    env = { DATA_DIR: dataDir };
+    openCheck = async () => {
+      const database = await openDb({ dataDir });
+      await migrate(database);
+      return database;
+    };
+    closeCheck = (db) => db.close();
+    cleanup = async () => {};
+  }
+});
+afterAll(async () => {
+  await cleanup?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openCheck();
+  try {
+    return await fn(db);
+  } finally {
+    await closeCheck(db);
+  }
+}
+
+async function owner() {
+  return withDb(async (database) => {
+    const user = await createTestUser(database.db);
+    const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique("d")}.example` } });
+    return { userId: user.id, email: user.email, domainId: domain.id, domain: domain.name };
+  });
+}
+
+async function cli(...argv: string[]) {
+  let out = "";
+  let err = "";
+  const sink = (append: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (append(String(chunk)), done()) });
+  const code = await runCli(argv, env, { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)) });
+  return { code, out, err };
+}
+
+function file(name: string, content: string | Buffer): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe("pnpm importer import", () => {
+  it("imports a file with a BOM, CRLF, quoted line breaks and bytes that are not UTF-8, and writes the row errors beside it", async () => {
+    const o = await owner();
+    const csv = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(`url,alias,title\r\nhttps://cli.example/1,c1,"=HYPERLINK(""http://evil.example"")"\r\nhttps://cli.example/2,c2,"two\r\nlines"\r\nfile:///etc/passwd,c3,\r\nhttps://cli.example/4,c4,caf`),
+      Buffer.from([0xe9]),
+      Buffer.from(`\r\nhttps://cli.example/5,c1,\r\nhttps://cli.example/6,,plain\r\n`),
+    ]);
+    const path = file(`${unique("f")}.csv`, csv);
+    const run = await cli("import", path, "--user", o.email.toUpperCase(), "--domain", o.domain);
+    expect(run.err).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/Imported .* as job \d+: 6 rows in [\d.]+ s \([\d,]+ rows\/s\) — 3 created, 0 skipped, 3 failed\./);
+    expect(readFileSync(`${path}.errors.csv`, "utf8")).toBe(
+      [
+        "line,field,message",
+        "5,url,The url must start with http:// or https://.",
+        "6,title,The value is not valid UTF-8 text.",
+        "7,alias,The alias is already used on line 2 of this file.",
+        "",
+      ].join("\r\n"),
+    );
+    const stored = await withDb((db) => db.db.select({ alias: links.alias, title: links.title }).from(links).where(eq(links.domainId, o.domainId)));
+    expect(stored.find((l) => l.alias === "c1")?.title).toBe('=HYPERLINK("http://evil.example")');
+    expect(stored.find((l) => l.alias === "c2")?.title).toBe("two\r\nlines");
+    expect(stored).toHaveLength(3);
+
+    // The same command again changes nothing: the file is one job.
+    const again = await cli("import", path, "--user", o.email, "--domain", o.domain);
+    expect(again.code).toBe(0);
+    expect(again.out).toMatch(/was already imported by job \d+ \(completed\)/);
+    expect(await withDb((db) => db.db.select({ n: sql<number>`count(*)::int` }).from(links).where(eq(links.domainId, o.domainId)))).toEqual([{ n: 3 }]);
+
+    // --again: a new job; aliased rows with the same url are skipped, the row without an alias is a new link.
+    const newJob = await cli("import", path, "--user", o.email, "--domain", o.domain, "--again");
+    expect(newJob.code).toBe(0);
+    expect(newJob.out).toMatch(/— 1 created, 2 skipped, 3 failed\./);
+  });
+
+  it("checks a file without writing anything on --dry-run", async () => {
+    const o = await owner();
+    const path = file(`${unique("f")}.csv`, `url,alias\nhttps://dry.example/1,d1\nnot a url,d2\nhttps://dry.example/3,d1\n`);
+    const run = await cli("import", path, "--user", o.email, "--domain", o.domain, "--dry-run");
+    expect(run.code).toBe(0);
+    expect(run.out).toContain("Dry run of");
+    expect(run.out).toMatch(/\(nothing written\): 3 rows in [\d.]+ s \([\d,]+ rows\/s\) — 1 would be created, 0 would be skipped, 2 failed\./);
+    expect(readFileSync(`${path}.errors.csv`, "utf8")).toBe(
+      "line,field,message\r\n3,url,The url must not contain spaces or control characters.\r\n4,alias,The alias is already used on line 2 of this file.\r\n",
+    );
+    await withDb(async (db) => {
+      expect(await db.db.select().from(links).where(eq(links.domainId, o.domainId))).toEqual([]);
+      expect(await db.db.select().from(importJobs).where(eq(importJobs.userId, o.userId))).toEqual([]);
+    });
+  });
+
+  it("fails the job on malformed CSV, keeping the rows before it", async () => {
+    const o = await owner();
+    const path = file(`${unique("f")}.csv`, `url\nhttps://m.example/1\n"https://m.example/2\n`);
+    const run = await cli("import", path, "--user", o.email, "--domain", o.domain, "--batch-size", "1");
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/^The file is not valid CSV near line \d+: .* Job \d+ failed; the rows before it were imported\.\n$/);
+    await withDb(async (db) => {
+      expect((await db.db.select({ url: links.url }).from(links).where(eq(links.domainId, o.domainId))).map((l) => l.url)).toEqual(["https://m.example/1"]);
+      expect((await db.db.select({ status: importJobs.status }).from(importJobs).where(eq(importJobs.userId, o.userId)))[0]?.status).toBe("failed");
+    });
+  });
+
+  it("says what is wrong with the command line, the user or the domain", async () => {
+    const o = await owner();
+    const path = file(`${unique("f")}.csv`, "url\n");
+    expect((await cli("import", path)).code).toBe(2);
+    expect((await cli("export", path, "--user", o.email)).code).toBe(2);
+    expect(await cli("import", path, "--user", "nobody@example.test")).toMatchObject({ code: 1, err: "No user with the email nobody@example.test.\n" });
+    expect(await cli("import", path, "--user", o.email, "--domain", "elsewhere.example")).toMatchObject({ code: 1, err: `elsewhere.example is not one of ${o.email}'s domains.\n` });
+    expect(await cli("import", join(dir, "missing.csv"), "--user", o.email)).toMatchObject({ code: 1 });
+    expect(existsSync(join(dir, "missing.csv.errors.csv"))).toBe(false);
+  });
+});

@@ -1,0 +1,260 @@
+/**
+ * Bulk import benchmark (issue #7): a generated CSV of BENCH_ROWS rows (url, alias, title; default
+ * 1,000,000) into a fresh Postgres database, measured against raw COPY of the same rows into a bare
+ * table (the ceiling), and COPY into the real `links` table (the ceiling with its indexes):
+ *   - the operator CLI (a child process; its peak RSS as it reports it),
+ *   - an API job (POST the file to a server process, poll until completed; the server's peak RSS),
+ *   - the CLI on the embedded database (PGlite in a temporary DATA_DIR).
+ * `links` is truncated between runs so each starts from the same empty table.
+ *
+ *   pnpm bench:import                      # BENCH_ROWS, BENCH_ONLY=copy,cli,api,embedded, BENCH_ADMIN_URL
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { finished, pipeline } from "node:stream/promises";
+import { fileURLToPath } from "node:url";
+import { openDb, type Database } from "@shortener/db";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const ONLY = new Set((process.env.BENCH_ONLY ?? "copy,cli,api,embedded").split(",").map((s) => s.trim()));
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const ADMIN_KEY = `shk_${"B".repeat(40)}`;
+
+type Result = { method: string; seconds: number; rows: number; rssMb?: number; note?: string };
+const results: Result[] = [];
+
+function log(message: string): void {
+  console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+function row(i: number): [string, string, string] {
+  return [`https://bench.example/p/${i}?utm_source=list${i % 97}`, `b${i.toString(36)}`, `Benchmark link number ${i}`];
+}
+
+async function generate(file: string): Promise<number> {
+  const out = createWriteStream(file);
+  out.write("url,alias,title\n");
+  for (let i = 0; i < ROWS; i += 10_000) {
+    let chunk = "";
+    for (let j = i; j < Math.min(i + 10_000, ROWS); j++) chunk += `${row(j).join(",")}\n`;
+    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+  }
+  out.end();
+  await finished(out);
+  return statSync(file).size;
+}
+
+function sqlOf(database: Database) {
+  const client = database.postgres;
+  if (!client) throw new Error("the benchmark needs Postgres");
+  return client;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const started = performance.now();
+  const value = await fn();
+  return { seconds: (performance.now() - started) / 1000, value };
+}
+
+/** Peak resident memory of a live process (Linux), in MB. */
+function peakRssMb(pid: number): number | undefined {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Math.round(Number(match[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function run(command: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, command, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => (out += String(c)));
+    child.stderr.on("data", (c) => (err += String(c)));
+    child.on("exit", (code) => resolve({ code, out, err }));
+  });
+}
+
+type Server = { pid: number; base: string; stop(): Promise<void> };
+
+async function startServer(env: Record<string, string>): Promise<Server> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.stdout.resume();
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 600) throw new Error("server did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    pid: child.pid ?? 0,
+    base,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+async function api<T>(base: string, path: string, init: RequestInit = {}): Promise<T> {
+  const res = await fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.headers ?? {}) } });
+  const body = (await res.json()) as T;
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-import-"));
+  const file = join(dir, "links.csv");
+  const name = `shortener_bench_import_${randomBytes(4).toString("hex")}`;
+  const admin = await openDb({ url: ADMIN_URL, poolSize: 1 });
+  const url = withDatabase(ADMIN_URL, name);
+  let database: Database | undefined;
+  try {
+    log(`generating ${ROWS.toLocaleString("en-US")} rows…`);
+    const bytes = await generate(file);
+    log(`${file}: ${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+    await sqlOf(admin).unsafe(`create database "${name}"`);
+
+    // The server bootstraps the admin and its domain (localhost:PORT), then serves the API job.
+    const server = await startServer({ DATABASE_URL: url, SERVICES: "api,importer", IMPORT_MAX_BYTES: String(2 ** 31 - 1), IMPORT_MAX_ROWS: String(ROWS) });
+    const domain = (await api<{ data: Array<{ id: number; name: string }> }>(server.base, "/api/v1/domains")).data[0];
+    if (!domain) throw new Error("no bootstrap domain");
+    database = await openDb({ url, poolSize: 2 });
+    const sql = sqlOf(database);
+    const truncate = async () => {
+      await sql.unsafe("truncate links cascade");
+      await sql.unsafe("truncate import_errors");
+      await sql.unsafe("vacuum analyze links");
+    };
+
+    if (ONLY.has("copy")) {
+      await sql.unsafe("create table bench_bare (url text, alias text, title text)");
+      const bare = await timed(async () => pipeline(createReadStream(file), await sql`copy bench_bare (url, alias, title) from stdin with (format csv, header true)`.writable()));
+      results.push({ method: "COPY into a bare table (the ceiling)", seconds: bare.seconds, rows: ROWS });
+      log(`COPY bare: ${bare.seconds.toFixed(1)} s`);
+      await sql.unsafe("drop table bench_bare");
+      const [user] = await sql<Array<{ id: number }>>`select id from users order by id limit 1`;
+      const into = await timed(async () =>
+        pipeline(
+          Readable.from(
+            (function* () {
+              for (let i = 0; i < ROWS; i += 10_000) {
+                let chunk = "";
+                for (let j = i; j < Math.min(i + 10_000, ROWS); j++) chunk += `${user?.id}\t${domain.id}\t${row(j).join("\t")}\n`;
+                yield chunk;
+              }
+            })(),
+          ),
+          await sql`copy links (user_id, domain_id, url, alias, title) from stdin`.writable(),
+        ),
+      );
+      results.push({ method: "COPY into `links` (its 13 indexes)", seconds: into.seconds, rows: ROWS });
+      log(`COPY links: ${into.seconds.toFixed(1)} s`);
+      await truncate();
+    }
+
+    if (ONLY.has("api")) {
+      log("API job…");
+      const job = await timed(async () => {
+        const created = await api<{ data: { id: number } }>(server.base, `/api/v1/imports?domain_id=${domain.id}`, {
+          method: "POST",
+          headers: { "content-type": "text/csv" },
+          body: readFileSync(file),
+        });
+        for (;;) {
+          const current = await api<{ data: { status: string; processed_rows: number; failure_reason: string | null } }>(server.base, `/api/v1/imports/${created.data.id}`);
+          if (current.data.status === "completed") return current.data;
+          if (current.data.status === "failed") throw new Error(`API job failed: ${current.data.failure_reason}`);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      });
+      if (job.value.processed_rows !== ROWS) throw new Error(`API job processed ${job.value.processed_rows} rows`);
+      results.push({ method: "API job (POST, queue, worker, completed)", seconds: job.seconds, rows: ROWS, rssMb: peakRssMb(server.pid), note: "server process: API + worker" });
+      log(`API job: ${job.seconds.toFixed(1)} s`);
+      await truncate();
+    }
+    await server.stop();
+
+    if (ONLY.has("cli")) {
+      log("CLI on Postgres…");
+      const cli = await timed(() =>
+        run(["--import", "tsx", "apps/importer/src/cli.ts", "import", file, "--user", "admin@localhost", "--domain", domain.name, "--again"], {
+          DATABASE_URL: url,
+          IMPORT_REPORT_RSS: "1",
+        }),
+      );
+      if (cli.value.code !== 0) throw new Error(`CLI failed: ${cli.value.err}${cli.value.out}`);
+      const rss = Number(/peak_rss_kb=(\d+)/.exec(cli.value.out)?.[1] ?? NaN) / 1024;
+      results.push({ method: "CLI → Postgres (child process, wall clock)", seconds: cli.seconds, rows: ROWS, rssMb: Math.round(rss) });
+      log(`CLI: ${cli.seconds.toFixed(1)} s\n${cli.value.out.trim()}`);
+      await truncate();
+    }
+
+    if (ONLY.has("embedded")) {
+      log("CLI on the embedded database (PGlite)…");
+      const dataDir = join(dir, "data");
+      mkdirSync(dataDir, { recursive: true });
+      const embedded = await startServer({ DATA_DIR: dataDir, SERVICES: "api" });
+      const local = (await api<{ data: Array<{ name: string }> }>(embedded.base, "/api/v1/domains")).data[0];
+      await embedded.stop();
+      const cli = await timed(() =>
+        run(["--import", "tsx", "apps/importer/src/cli.ts", "import", file, "--user", "admin@localhost", "--domain", local?.name ?? "", "--again"], {
+          DATA_DIR: dataDir,
+          IMPORT_REPORT_RSS: "1",
+        }),
+      );
+      if (cli.value.code !== 0) throw new Error(`embedded CLI failed: ${cli.value.err}${cli.value.out}`);
+      const rss = Number(/peak_rss_kb=(\d+)/.exec(cli.value.out)?.[1] ?? NaN) / 1024;
+      results.push({ method: "CLI → embedded PGlite (DATA_DIR)", seconds: cli.seconds, rows: ROWS, rssMb: Math.round(rss) });
+      log(`embedded CLI: ${cli.seconds.toFixed(1)} s\n${cli.value.out.trim()}`);
+    }
+  } finally {
+    await database?.close();
+    await sqlOf(admin).unsafe(`drop database if exists "${name}" with (force)`).catch(() => {});
+    await admin.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const ceiling = results.find((r) => r.method.startsWith("COPY into a bare"));
+  const lines = [
+    `Bulk import of ${ROWS.toLocaleString("en-US")} rows (url, alias, title), ${new Date().toISOString().slice(0, 10)}`,
+    "",
+    "| method | seconds | rows/s | × COPY (bare) | peak RSS |",
+    "|---|---:|---:|---:|---:|",
+    ...results.map((r) => {
+      const rate = r.rows / r.seconds;
+      const ratio = ceiling ? (rate / (ceiling.rows / ceiling.seconds)).toFixed(3) : "–";
+      return `| ${r.method} | ${r.seconds.toFixed(1)} | ${Math.round(rate).toLocaleString("en-US")} | ${ratio} | ${r.rssMb !== undefined && !Number.isNaN(r.rssMb) ? `${r.rssMb} MB` : "–"} |`;
+    }),
+  ];
+  console.log(`\n${lines.join("\n")}\n`);
+  const outDir = join(ROOT, "bench/.out");
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "import.md"), `${lines.join("\n")}\n`);
+}
+
+await main();

@@ -1,0 +1,129 @@
+import { addLoopErrors } from "../domains/served.ts";
+import type { FieldErrors } from "../errors.ts";
+import { CreateLinkShape, type CreateLinkInput } from "../links/schemas.ts";
+import { checkDraft, destinations, resolveEndsAt } from "../links/validate-link.ts";
+import { normalizeDomainName } from "../shared/url.ts";
+import { addError, createFieldsParser } from "../shared/validation.ts";
+import type { RowError } from "./import-job.ts";
+import type { ImportScope } from "./import-scope.ts";
+import { IMPORT_COLUMNS } from "./schemas.ts";
+
+/** One data row of an import file, as the adapter read it: the file line it starts on, and its cells by column name. */
+export type ImportRow = { line: number; fields: Readonly<Record<string, string | undefined>> };
+
+/** A row that passed every check, ready to be written once its passwords are hashed (`hashRowSecrets`). */
+export type CheckedRow = {
+  line: number;
+  domainId: number;
+  alias: string | null;
+  url: string;
+  title: string | null;
+  password: string | null;
+  privacyPassword: string | null;
+  passwordHash: string | null;
+  privacyPasswordHash: string | null;
+  spaceId: number | null;
+  pixelIds: number[];
+  disabled: boolean;
+  privacy: number;
+  expirationUrl: string | null;
+  expirationClicks: number;
+  endsAt: Date | null;
+};
+
+export type RowCheck = { ok: true; row: CheckedRow } | { ok: false; errors: RowError[] };
+
+/** Bytes that were not UTF-8 decode to U+FFFD; Postgres text cannot hold NUL. Either makes the row an error. */
+const UNDECODABLE = /[\u0000\ufffd]/;
+
+const parseLinkFields = createFieldsParser(CreateLinkShape);
+
+/** The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` is `;`-separated. */
+export function toLinkInput(fields: ImportRow["fields"]): CreateLinkInput & Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const column of IMPORT_COLUMNS) {
+    const value = fields[column];
+    if (value === undefined || value === "" || column === "domain") continue;
+    input[column] = column === "pixel_ids" ? value.split(/[;,]/).map((s) => s.trim()).filter(Boolean) : value;
+  }
+  return input as CreateLinkInput & Record<string, unknown>;
+}
+
+/**
+ * Checks one row with the same rules as `createLink` (CONTRACT §4, §12): the link schema, the
+ * cross-field rules, ownership of domain, space and pixels, and the loop check — against the job's
+ * scope, loaded once. Uniqueness of the alias is left to the write, which the unique index decides.
+ */
+export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): RowCheck {
+  const errors: FieldErrors = {};
+  for (const column of IMPORT_COLUMNS) {
+    const value = row.fields[column];
+    if (value !== undefined && UNDECODABLE.test(value)) addError(errors, column, "The value is not valid UTF-8 text.");
+  }
+  if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors) };
+
+  const input = toLinkInput(row.fields);
+  const domainName = row.fields.domain ? normalizeDomainName(row.fields.domain) : undefined;
+  if (row.fields.domain && domainName === null) addError(errors, "domain", "The domain is not a valid domain name.");
+  if (input.domain_id === undefined) {
+    if (domainName) {
+      const id = scope.domainIds.get(domainName);
+      if (id === undefined) addError(errors, "domain", "The selected domain is invalid.");
+      else input.domain_id = id;
+    } else if (!row.fields.domain) {
+      if (scope.defaultDomainId !== null) input.domain_id = scope.defaultDomainId;
+      else addError(errors, "domain", "The row names no domain (domain or domain_id) and the import has no default domain.");
+    }
+  }
+
+  const { values: v, errors: fieldErrors } = parseLinkFields(input);
+  for (const [field, messages] of Object.entries(fieldErrors)) {
+    // A missing or unknown domain is already reported once, as `domain`.
+    if (field === "domain_id" && errors.domain) continue;
+    for (const message of messages) addError(errors, field, message);
+  }
+  if (v.domain_id !== undefined && row.fields.domain_id && domainName && scope.domainNames.get(v.domain_id) !== domainName) {
+    addError(errors, "domain", "The domain and the domain id name different domains.");
+  }
+  const endsAt = resolveEndsAt(v, null, now, errors);
+  checkDraft(
+    {
+      targetType: v.target_type ?? 0,
+      groups: { country: v.country ?? null, platform: v.platform ?? null, language: v.language ?? null, rotation: v.rotation ?? null },
+      privacy: v.privacy ?? 0,
+      hasPrivacyPassword: v.privacy_password !== undefined,
+    },
+    errors,
+  );
+  if (v.domain_id !== undefined && !scope.domainNames.has(v.domain_id)) addError(errors, "domain_id", "The selected domain id is invalid.");
+  if (v.space_id !== undefined && !scope.spaceIds.has(v.space_id)) addError(errors, "space_id", "The selected space id is invalid.");
+  if (v.pixel_ids?.some((id) => !scope.pixelIds.has(id))) addError(errors, "pixel_ids", "The selected pixel ids are invalid.");
+  addLoopErrors(destinations(v), scope.servedNames, errors);
+  if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors) };
+
+  return {
+    ok: true,
+    row: {
+      line: row.line,
+      domainId: v.domain_id as number,
+      alias: v.alias ?? null,
+      url: v.url as string,
+      title: v.title ?? null,
+      password: v.password ?? null,
+      privacyPassword: v.privacy_password ?? null,
+      passwordHash: null,
+      privacyPasswordHash: null,
+      spaceId: v.space_id ?? null,
+      pixelIds: v.pixel_ids ?? [],
+      disabled: v.disabled === 1,
+      privacy: v.privacy ?? 0,
+      expirationUrl: v.expiration_url ?? null,
+      expirationClicks: v.expiration_clicks ?? 0,
+      endsAt: endsAt ?? null,
+    },
+  };
+}
+
+function toRowErrors(line: number, errors: FieldErrors): RowError[] {
+  return Object.entries(errors).flatMap(([field, messages]) => messages.map((message) => ({ line, field, message })));
+}

@@ -1,0 +1,93 @@
+import { and, eq, sql } from "drizzle-orm";
+import { domains, importJobs } from "@shortener/db";
+import type { Ctx } from "../context.ts";
+import { addError, parseFields, throwIfErrors } from "../shared/validation.ts";
+import { importJobColumns, type ImportJob } from "./import-job.ts";
+import { CreateImportShape, type CreateImportInput } from "./schemas.ts";
+
+/** A stored file too large to hold in memory is written in parts of at most this many characters. */
+export const SOURCE_PART_CHARS = 8 * 1024 * 1024;
+
+/**
+ * Queues an import job (CONTRACT §12). With an idempotency key the caller has used before, nothing is
+ * created: the earlier job comes back with `isNew: false`. The rows themselves are read by a worker (or
+ * the operator CLI) and written by `runImport`.
+ *
+ * The file is `input.source`, or `sourceParts` for a large one (bounded memory: the API streams an
+ * upload from disk): the job row is inserted not ready (`checkpoint_line` 0, which no worker takes),
+ * each part appended, and the job made ready at the end; on any failure the row is deleted. Text that
+ * Postgres cannot store (NUL) becomes U+FFFD, which the row check then reports, like any byte that was
+ * not UTF-8.
+ */
+export async function createImport({
+  ctx,
+  input,
+  sourceParts,
+}: {
+  ctx: Ctx;
+  input: CreateImportInput;
+  sourceParts?: AsyncIterable<string>;
+}): Promise<{ job: ImportJob; isNew: boolean }> {
+  const { values: v, errors } = parseFields(CreateImportShape, input);
+  const userId = ctx.actor.userId;
+  if (v.idempotency_key !== undefined) {
+    const earlier = await findByKey(ctx, v.idempotency_key);
+    if (earlier) return { job: earlier, isNew: false };
+  }
+  if (v.domain_id !== undefined) {
+    const [owned] = await ctx.db.select({ id: domains.id }).from(domains).where(and(eq(domains.id, v.domain_id), eq(domains.userId, userId)));
+    if (!owned) addError(errors, "domain_id", "The selected domain id is invalid.");
+  }
+  throwIfErrors(errors);
+
+  const now = ctx.now();
+  const [row] = await ctx.db
+    .insert(importJobs)
+    .values({
+      userId,
+      status: "queued",
+      idempotencyKey: v.idempotency_key ?? null,
+      defaultDomainId: v.domain_id ?? null,
+      source: sourceParts ? "" : v.source === undefined ? null : storable(v.source),
+      totalRows: v.total_rows ?? 0,
+      checkpointLine: sourceParts ? 0 : 1,
+      createdAt: now,
+    })
+    .onConflictDoNothing({ target: [importJobs.userId, importJobs.idempotencyKey] })
+    .returning(importJobColumns);
+  if (!row) {
+    // Two requests with one key at once: the other one inserted first.
+    const earlier = v.idempotency_key !== undefined ? await findByKey(ctx, v.idempotency_key) : undefined;
+    if (!earlier) throw new Error("import job insert returned no row");
+    return { job: earlier, isNew: false };
+  }
+  if (sourceParts) {
+    try {
+      for await (const part of sourceParts) {
+        for (let i = 0; i < part.length; i += SOURCE_PART_CHARS) {
+          await ctx.db
+            .update(importJobs)
+            .set({ source: sql`${importJobs.source} || ${storable(part.slice(i, i + SOURCE_PART_CHARS))}` })
+            .where(eq(importJobs.id, row.id));
+        }
+      }
+      await ctx.db.update(importJobs).set({ checkpointLine: 1 }).where(eq(importJobs.id, row.id));
+    } catch (error) {
+      await ctx.db.delete(importJobs).where(eq(importJobs.id, row.id));
+      throw error;
+    }
+  }
+  return { job: row, isNew: true };
+}
+
+function storable(text: string): string {
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "\ufffd") : text;
+}
+
+async function findByKey(ctx: Ctx, key: string): Promise<ImportJob | undefined> {
+  const [row] = await ctx.db
+    .select(importJobColumns)
+    .from(importJobs)
+    .where(and(eq(importJobs.userId, ctx.actor.userId), eq(importJobs.idempotencyKey, key)));
+  return row;
+}

@@ -1,0 +1,35 @@
+import { eq } from "drizzle-orm";
+import { domains, pixels, spaces, type Db } from "@shortener/db";
+
+/**
+ * What the row checks of one job need from the database, loaded once per job instead of per row:
+ * the user's domains (by id and by name), spaces and pixels, and every name this service serves (the
+ * loop check).
+ */
+export type ImportScope = {
+  jobId: number;
+  userId: number;
+  defaultDomainId: number | null;
+  domainNames: ReadonlyMap<number, string>;
+  domainIds: ReadonlyMap<string, number>;
+  spaceIds: ReadonlySet<number>;
+  pixelIds: ReadonlySet<number>;
+  servedNames: ReadonlySet<string>;
+};
+
+export async function loadImportScope(db: Db, job: { jobId: number; userId: number; defaultDomainId: number | null }): Promise<ImportScope> {
+  const [own, served, ownSpaces, ownPixels] = await Promise.all([
+    db.select({ id: domains.id, name: domains.name }).from(domains).where(eq(domains.userId, job.userId)),
+    db.select({ name: domains.name }).from(domains),
+    db.select({ id: spaces.id }).from(spaces).where(eq(spaces.userId, job.userId)),
+    db.select({ id: pixels.id }).from(pixels).where(eq(pixels.userId, job.userId)),
+  ]);
+  return {
+    ...job,
+    domainNames: new Map(own.map((d) => [d.id, d.name])),
+    domainIds: new Map(own.map((d) => [d.name, d.id])),
+    spaceIds: new Set(ownSpaces.map((s) => s.id)),
+    pixelIds: new Set(ownPixels.map((p) => p.id)),
+    servedNames: new Set(served.map((d) => d.name)),
+  };
+}

@@ -1,0 +1,24 @@
+import { importJobs } from "@shortener/db";
+import type { Ctx } from "../context.ts";
+import { listOwnedRows } from "../shared/list.ts";
+import type { Page } from "../shared/pagination.ts";
+import { parseInput } from "../shared/validation.ts";
+import { importJobColumns, type ImportJob } from "./import-job.ts";
+import { ListImportsInput } from "./schemas.ts";
+
+/** The caller's import jobs, newest first by default (`sort=asc` for oldest first). */
+export async function listImports({ ctx, input }: { ctx: Ctx; input: ListImportsInput | undefined }): Promise<Page<ImportJob>> {
+  const params = parseInput(ListImportsInput, input ?? {});
+  return listOwnedRows<ImportJob>({
+    db: ctx.db,
+    table: importJobs,
+    select: importJobColumns,
+    userId: ctx.actor.userId,
+    userColumn: importJobs.userId,
+    idColumn: importJobs.id,
+    sortColumn: importJobs.id,
+    sort: params.sort,
+    page: params.page,
+    perPage: params.per_page,
+  });
+}

@@ -1,0 +1,308 @@
+import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
+import { importJobs, isForeignKeyViolation, queryRows } from "@shortener/db";
+import type { SystemCtx } from "../context.ts";
+import { pgArray } from "../visits/record-clicks.ts";
+import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-row.ts";
+import type { RowError } from "./import-job.ts";
+import { loadImportScope, type ImportScope } from "./import-scope.ts";
+import { hashRowSecrets, writeImportBatch, type BatchOutcome, type WritableRow } from "./write-import-batch.ts";
+
+export const DEFAULT_BATCH_SIZE = 5000;
+
+/** A job a worker (or the CLI) has taken: where to start again, and the counters so far. */
+export type ClaimedImport = {
+  id: number;
+  userId: number;
+  defaultDomainId: number | null;
+  checkpointLine: number;
+  /** Whether the job's file is stored (API jobs); the CLI streams its own file. */
+  hasSource: boolean;
+  totalRows: number;
+  processedRows: number;
+  createdRows: number;
+  skippedRows: number;
+  failedRows: number;
+};
+
+export type ImportTotals = { processed: number; created: number; skipped: number; failed: number; line: number };
+
+/**
+ * Marks a queued or running job as running (keeping its first start time) and returns it with its
+ * checkpoint and counters; null when it is finished, gone, or its file is still being uploaded. The
+ * caller must hold the job's lock.
+ */
+export async function claimImport(ctx: SystemCtx, jobId: number): Promise<ClaimedImport | null> {
+  const [row] = await ctx.db
+    .update(importJobs)
+    .set({ status: "running", startedAt: sql`coalesce(${importJobs.startedAt}, ${ctx.now().toISOString()}::timestamptz)` })
+    .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["queued", "running"]), gte(importJobs.checkpointLine, 1)))
+    .returning({
+      id: importJobs.id,
+      userId: importJobs.userId,
+      defaultDomainId: importJobs.defaultDomainId,
+      checkpointLine: importJobs.checkpointLine,
+      hasSource: sql<boolean>`${importJobs.source} is not null`,
+      totalRows: importJobs.totalRows,
+      processedRows: importJobs.processedRows,
+      createdRows: importJobs.createdRows,
+      skippedRows: importJobs.skippedRows,
+      failedRows: importJobs.failedRows,
+    });
+  return row ?? null;
+}
+
+/**
+ * A job's stored file, as text, a slice at a time (8 MiB of UTF-8 each by default): a worker never
+ * holds the whole file. Slices are cut at byte offsets and decoded as a stream, so a character split
+ * between two slices comes out whole.
+ */
+export async function* streamImportSource(ctx: SystemCtx, jobId: number, sliceBytes = 8 * 1024 * 1024): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8");
+  for (let offset = 1; ; offset += sliceBytes) {
+    const [row] = await queryRows<{ part: Uint8Array | null }>(
+      ctx.db,
+      sql`select substring(convert_to(source, 'UTF8') from ${offset}::int for ${sliceBytes}::int) as part from import_jobs where id = ${jobId}::int`,
+    );
+    const part = row?.part;
+    if (!part?.length) break;
+    yield decoder.decode(part, { stream: true });
+    if (part.length < sliceBytes) break;
+  }
+  const rest = decoder.decode();
+  if (rest) yield rest;
+}
+
+/** Every row is in: the job is completed, its stored file dropped, and `total_rows` set to what was read. */
+export async function completeImport(ctx: SystemCtx, jobId: number): Promise<void> {
+  await ctx.db
+    .update(importJobs)
+    .set({ status: "completed", finishedAt: ctx.now(), source: null, totalRows: sql`${importJobs.processedRows}` })
+    .where(eq(importJobs.id, jobId));
+}
+
+/** The file itself is unusable (malformed CSV, no url column): the job fails with a reason; rows already written stay. */
+export async function failImport(ctx: SystemCtx, jobId: number, reason: string): Promise<void> {
+  await ctx.db
+    .update(importJobs)
+    .set({ status: "failed", finishedAt: ctx.now(), source: null, failureMessage: reason })
+    .where(eq(importJobs.id, jobId));
+}
+
+/**
+ * Jobs a worker should look at: every running job that has its file stored (its worker may have died;
+ * the caller's lock tells), and queued ones older than `queuedBefore` (their queue message was lost).
+ * Jobs whose upload is unfinished (`checkpoint_line` 0) are not ready.
+ */
+export async function findImportsToResume(ctx: SystemCtx, options: { queuedBefore: Date; limit?: number }): Promise<number[]> {
+  const rows = await ctx.db
+    .select({ id: importJobs.id })
+    .from(importJobs)
+    .where(
+      and(
+        sql`${importJobs.source} is not null`,
+        gte(importJobs.checkpointLine, 1),
+        or(eq(importJobs.status, "running"), and(eq(importJobs.status, "queued"), lt(importJobs.createdAt, options.queuedBefore))),
+      ),
+    )
+    .orderBy(importJobs.id)
+    .limit(options.limit ?? 100);
+  return rows.map((r) => r.id);
+}
+
+/** Uploads that never finished (the process receiving them died) fail, and their partial file is dropped. */
+export async function failStaleUploads(ctx: SystemCtx, startedBefore: Date): Promise<number> {
+  const rows = await ctx.db
+    .update(importJobs)
+    .set({ status: "failed", source: null, finishedAt: ctx.now(), failureMessage: "The upload was interrupted before the whole file was received." })
+    .where(and(eq(importJobs.status, "queued"), eq(importJobs.checkpointLine, 0), lt(importJobs.createdAt, startedBefore)))
+    .returning({ id: importJobs.id });
+  return rows.length;
+}
+
+type PreparedBatch = { rows: WritableRow[]; rejected: RowError[]; rejectedRows: number; lastLine: number };
+
+async function prepareBatch(raw: readonly ImportRow[], scope: ImportScope, now: Date): Promise<PreparedBatch> {
+  const checked: CheckedRow[] = [];
+  const rejected: RowError[] = [];
+  let rejectedRows = 0;
+  for (const row of raw) {
+    const result = checkImportRow(row, scope, now);
+    if (result.ok) checked.push(result.row);
+    else {
+      rejected.push(...result.errors);
+      rejectedRows++;
+    }
+  }
+  return { rows: await hashRowSecrets(checked), rejected, rejectedRows, lastLine: raw[raw.length - 1]?.line ?? 0 };
+}
+
+export type RunImportOptions = {
+  batchSize?: number;
+  /** Asked after each batch is handed to the database: true stops the run there (the job stays resumable). */
+  shouldStop?: () => boolean;
+  /** Called after each batch commits, in file order. */
+  onBatch?: (outcome: BatchOutcome, totals: ImportTotals) => void;
+};
+
+/**
+ * Imports a job's rows (CONTRACT §12), streaming: rows up to the job's checkpoint are skipped (a
+ * resume), the rest are checked against the job's scope and written a batch at a time, each batch
+ * in one transaction with the job's counters and checkpoint. The next batch is checked while the
+ * previous one is being written. Memory: two batches, whatever the file size. Returns whether every
+ * row was read (false when `shouldStop` ended it early); the caller then completes the job.
+ */
+export async function runImport({
+  ctx,
+  job,
+  rows,
+  options = {},
+}: {
+  ctx: SystemCtx;
+  job: ClaimedImport;
+  rows: AsyncIterable<ImportRow>;
+  options?: RunImportOptions;
+}): Promise<{ isFinished: boolean; totals: ImportTotals }> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const scopeOf = () => loadImportScope(ctx.db, { jobId: job.id, userId: job.userId, defaultDomainId: job.defaultDomainId });
+  let scope = await scopeOf();
+  const totals: ImportTotals = { processed: job.processedRows, created: job.createdRows, skipped: job.skippedRows, failed: job.failedRows, line: job.checkpointLine };
+
+  const write = async (raw: readonly ImportRow[], prepared: PreparedBatch): Promise<void> => {
+    let outcome: BatchOutcome;
+    try {
+      outcome = await writeImportBatch(ctx.db, { jobId: job.id, userId: job.userId, now: ctx.now(), ...prepared });
+    } catch (error) {
+      // A domain, space or pixel was deleted since the scope was loaded: reload it and check the batch again.
+      if (!isForeignKeyViolation(error)) throw error;
+      scope = await scopeOf();
+      outcome = await writeImportBatch(ctx.db, { jobId: job.id, userId: job.userId, now: ctx.now(), ...(await prepareBatch(raw, scope, ctx.now())) });
+    }
+    totals.processed += outcome.processed;
+    totals.created += outcome.created;
+    totals.skipped += outcome.skipped;
+    totals.failed += outcome.failed;
+    totals.line = outcome.lastLine;
+    options.onBatch?.(outcome, { ...totals });
+  };
+
+  let inflight: Promise<void> | undefined;
+  const flush = async (raw: ImportRow[]) => {
+    const prepared = await prepareBatch(raw, scope, ctx.now());
+    if (inflight) await inflight;
+    inflight = write(raw, prepared);
+    inflight.catch(() => {}); // awaited before the next batch or at the end; never left unhandled
+    // PGlite runs each statement synchronously on this thread, and a chain of resolved promises never
+    // lets the event loop poll: give it a turn per batch, or an embedded server stops answering.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+
+  let batch: ImportRow[] = [];
+  let isStopped = false;
+  try {
+    for await (const row of rows) {
+      if (row.line <= job.checkpointLine) continue;
+      batch.push(row);
+      if (batch.length >= batchSize) {
+        await flush(batch);
+        batch = [];
+        if (options.shouldStop?.()) {
+          isStopped = true;
+          break;
+        }
+      }
+    }
+  } catch (error) {
+    // The file broke off (malformed CSV): let the batch being written finish, so what is committed is known.
+    await inflight?.catch(() => {});
+    throw error;
+  }
+  if (!isStopped && batch.length) await flush(batch);
+  if (inflight) await inflight;
+  return { isFinished: !isStopped, totals };
+}
+
+/**
+ * A dry run: the same checks as `runImport`, plus whether each alias is free, without writing
+ * anything. In-file duplicate aliases are found with a set of the file's aliases (memory grows with
+ * the number of aliased rows: about 100 bytes each).
+ */
+export async function checkImport({
+  ctx,
+  userId,
+  defaultDomainId,
+  rows,
+  options = {},
+}: {
+  ctx: SystemCtx;
+  userId: number;
+  defaultDomainId: number | null;
+  rows: AsyncIterable<ImportRow>;
+  options?: Omit<RunImportOptions, "shouldStop">;
+}): Promise<{ totals: ImportTotals }> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const scope = await loadImportScope(ctx.db, { jobId: 0, userId, defaultDomainId });
+  const totals: ImportTotals = { processed: 0, created: 0, skipped: 0, failed: 0, line: 1 };
+  const seen = new Map<string, number>();
+
+  const check = async (raw: ImportRow[]) => {
+    const errors: RowError[] = [];
+    const checked: CheckedRow[] = [];
+    for (const row of raw) {
+      const result = checkImportRow(row, scope, ctx.now());
+      if (!result.ok) errors.push(...result.errors);
+      else checked.push(result.row);
+    }
+    let failed = raw.length - checked.length;
+    const aliased = checked.filter((r) => r.alias !== null);
+    const existing = new Map<string, string>();
+    if (aliased.length) {
+      const found = await queryRows<{ domain_id: number; alias: string; url: string }>(
+        ctx.db,
+        sql`select l.domain_id, l.alias, l.url from links l
+            where (l.domain_id, l.alias) in (select * from unnest(${pgArray(aliased.map((r) => r.domainId))}::int[], ${pgArray(aliased.map((r) => r.alias))}::text[]))`,
+      );
+      for (const r of found) existing.set(`${r.domain_id}/${r.alias}`, r.url);
+    }
+    let created = 0;
+    let skipped = 0;
+    for (const row of checked) {
+      if (row.alias === null) {
+        created++;
+        continue;
+      }
+      const key = `${row.domainId}/${row.alias}`;
+      const earlier = seen.get(key);
+      const url = existing.get(key);
+      if (earlier !== undefined) {
+        errors.push({ line: row.line, field: "alias", message: `The alias is already used on line ${earlier} of this file.` });
+        failed++;
+        continue;
+      }
+      seen.set(key, row.line);
+      if (url === undefined) created++;
+      else if (url === row.url) skipped++;
+      else {
+        errors.push({ line: row.line, field: "alias", message: "The alias has already been taken." });
+        failed++;
+      }
+    }
+    errors.sort((a, b) => a.line - b.line);
+    totals.processed += raw.length;
+    totals.created += created;
+    totals.skipped += skipped;
+    totals.failed += failed;
+    totals.line = raw[raw.length - 1]?.line ?? totals.line;
+    options.onBatch?.({ processed: raw.length, created, skipped, failed, errors, lastLine: totals.line }, { ...totals });
+  };
+
+  let batch: ImportRow[] = [];
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length >= batchSize) {
+      await check(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await check(batch);
+  return { totals };
+}

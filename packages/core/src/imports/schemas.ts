@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { PageParams } from "../shared/pagination.ts";
+import { defaulted, idField, intField, onCreate, textField } from "../shared/validation.ts";
+
+export const IMPORT_STATUSES = ["queued", "running", "completed", "failed"] as const;
+export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+
+/** The columns of an import file (CONTRACT §12); any other column is ignored. */
+export const IMPORT_COLUMNS = [
+  "url",
+  "alias",
+  "domain",
+  "domain_id",
+  "title",
+  "password",
+  "space_id",
+  "pixel_ids",
+  "disabled",
+  "privacy",
+  "privacy_password",
+  "expiration_url",
+  "expiration_date",
+  "expiration_time",
+  "expiration_clicks",
+] as const;
+
+export const CreateImportShape = {
+  /** The CSV text, kept until the job finishes so a restarted worker can resume. Absent when the caller streams the file itself (the operator CLI). */
+  source: onCreate(z.string({ error: "The file must be text." })),
+  /** The number of data rows, counted by the adapter that received the file (core does not read CSV). */
+  total_rows: defaulted(intField("total rows", { min: 0, max: 2_147_483_647 }), 0),
+  /** The domain of rows that name none. */
+  domain_id: onCreate(idField("domain id")),
+  idempotency_key: onCreate(
+    textField("idempotency key", 1, 255).regex(/^[\x21-\x7e]+$/, { error: "The idempotency key may only contain printable ASCII characters without spaces." }),
+  ),
+};
+export const CreateImportInput = z.object(CreateImportShape);
+export type CreateImportInput = z.input<typeof CreateImportInput>;
+
+export const ListImportsInput = z.object({ ...PageParams });
+export type ListImportsInput = z.input<typeof ListImportsInput>;

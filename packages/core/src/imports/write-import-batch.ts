@@ -1,0 +1,197 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "@shortener/db";
+import { RANDOM_ALIAS_LENGTH } from "../links/create-link.ts";
+import { CHANGES_CHANNEL } from "../shared/changes.ts";
+import { hashPassword } from "../shared/hash.ts";
+import { randomBase62 } from "../shared/random.ts";
+import { pgArray } from "../visits/record-clicks.ts";
+import type { CheckedRow } from "./check-import-row.ts";
+import type { RowError } from "./import-job.ts";
+
+/** A checked row with its secrets hashed: what is written (the clear passwords are not). */
+export type WritableRow = CheckedRow;
+
+/** What one batch adds to its job's counters; committed together with its links. */
+export type BatchOutcome = { processed: number; created: number; skipped: number; failed: number; errors: RowError[]; lastLine: number };
+
+/** scrypt takes ~50 ms of a libuv thread: hash only rows that have a password, a few at a time. */
+const HASH_CONCURRENCY = 4;
+const RANDOM_ALIAS_ATTEMPTS = 8;
+
+/** The key that makes a row's link unique across resumes: a resumed job never writes a row twice. */
+export function importKeyOf(jobId: number, line: number): string {
+  return `${jobId}:${line}`;
+}
+
+/** Hashes the passwords of checked rows in place (only rows that have one), with bounded concurrency. */
+export async function hashRowSecrets(rows: CheckedRow[]): Promise<WritableRow[]> {
+  const tasks: Array<() => Promise<void>> = [];
+  for (const row of rows) {
+    const { password, privacyPassword } = row;
+    if (password !== null) tasks.push(async () => void (row.passwordHash = await hashPassword(password)));
+    if (privacyPassword !== null) tasks.push(async () => void (row.privacyPasswordHash = await hashPassword(privacyPassword)));
+  }
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(HASH_CONCURRENCY, tasks.length) }, async () => {
+    while (next < tasks.length) await (tasks[next++] as () => Promise<void>)();
+  });
+  await Promise.all(lanes);
+  return rows;
+}
+
+type Pending = { row: WritableRow; alias: string; attempt: number };
+
+/**
+ * Writes one batch of a job in ONE transaction (docs/adr/0010-bulk-writes.md): the links (one
+ * `INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING`, a change notification per link), their
+ * pixels, the batch's row errors, and the job's counters with its checkpoint. A row that was not
+ * inserted is classified: its own import key already there → skipped (written before); its alias
+ * taken by an earlier row of this file → error; taken with the same url → skipped; with another url →
+ * error; a random alias that collided → retried with a new one.
+ */
+export async function writeImportBatch(
+  db: Db,
+  batch: { jobId: number; userId: number; now: Date; rows: readonly WritableRow[]; rejected: readonly RowError[]; rejectedRows: number; lastLine: number },
+): Promise<BatchOutcome> {
+  const { jobId, userId, now } = batch;
+  const errors: RowError[] = [...batch.rejected];
+  let created = 0;
+  let skipped = 0;
+  let failedWrites = 0;
+  const fail = (line: number, field: string, message: string) => {
+    errors.push({ line, field, message });
+    failedWrites++;
+  };
+
+  await db.transaction(async (tx0) => {
+    const tx = tx0 as unknown as Db;
+    let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomBase62(RANDOM_ALIAS_LENGTH), attempt: 0 }));
+    const withPixels: Array<{ id: number; pixelIds: number[] }> = [];
+    while (pending.length) {
+      const inserted = await insertLinks(tx, jobId, userId, now, pending);
+      const missed: Pending[] = [];
+      for (const p of pending) {
+        const id = inserted.get(p.row.line);
+        if (id === undefined) missed.push(p);
+        else {
+          created++;
+          if (p.row.pixelIds.length) withPixels.push({ id, pixelIds: p.row.pixelIds });
+        }
+      }
+      if (!missed.length) break;
+      const existing = await findExisting(tx, jobId, missed);
+      const retry: Pending[] = [];
+      for (const p of missed) {
+        const key = importKeyOf(jobId, p.row.line);
+        if (existing.keys.has(key)) {
+          skipped++;
+          continue;
+        }
+        if (p.row.alias === null) {
+          const attempt = p.attempt + 1;
+          if (attempt >= RANDOM_ALIAS_ATTEMPTS) fail(p.row.line, "alias", "No free random alias was found; give the row an alias.");
+          else retry.push({ row: p.row, alias: randomBase62(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2)), attempt });
+          continue;
+        }
+        const found = existing.byAlias.get(`${p.row.domainId}/${p.alias}`);
+        if (!found) {
+          // The conflicting link went away meanwhile: try once more.
+          if (p.attempt + 1 < RANDOM_ALIAS_ATTEMPTS) retry.push({ ...p, attempt: p.attempt + 1 });
+          else fail(p.row.line, "alias", "The alias has already been taken.");
+        } else if (found.importKey?.startsWith(`${jobId}:`)) {
+          fail(p.row.line, "alias", `The alias is already used on line ${found.importKey.slice(String(jobId).length + 1)} of this file.`);
+        } else if (found.url === p.row.url) {
+          skipped++;
+        } else {
+          fail(p.row.line, "alias", "The alias has already been taken.");
+        }
+      }
+      pending = retry;
+    }
+
+    if (withPixels.length) {
+      const linkIds = withPixels.flatMap((l) => l.pixelIds.map(() => l.id));
+      const pixelIds = withPixels.flatMap((l) => l.pixelIds);
+      await tx.execute(sql`
+        insert into link_pixels (link_id, pixel_id)
+        select * from unnest(${pgArray(linkIds)}::int[], ${pgArray(pixelIds)}::int[])
+        on conflict do nothing`);
+    }
+    errors.sort((a, b) => a.line - b.line);
+    if (errors.length) {
+      await tx.execute(sql`
+        insert into import_errors (job_id, line, field, message)
+        select ${jobId}::int, * from unnest(${pgArray(errors.map((e) => e.line))}::int[], ${pgArray(errors.map((e) => e.field))}::text[], ${pgArray(errors.map((e) => e.message))}::text[])`);
+    }
+    const processed = batch.rows.length + batch.rejectedRows;
+    const updated = await queryRows<{ id: number }>(
+      tx,
+      sql`update import_jobs set
+            processed_rows = processed_rows + ${processed}::int,
+            created_rows = created_rows + ${created}::int,
+            skipped_rows = skipped_rows + ${skipped}::int,
+            failed_rows = failed_rows + ${batch.rejectedRows + failedWrites}::int,
+            checkpoint_line = ${batch.lastLine}::int
+          where id = ${jobId}::int returning id`,
+    );
+    if (!updated.length) throw new ImportGoneError(jobId);
+  });
+
+  return { processed: batch.rows.length + batch.rejectedRows, created, skipped, failed: batch.rejectedRows + failedWrites, errors, lastLine: batch.lastLine };
+}
+
+/** The job row disappeared (its user was deleted): nothing more to do. */
+export class ImportGoneError extends Error {
+  constructor(readonly jobId: number) {
+    super(`import job ${jobId} no longer exists`);
+    this.name = "ImportGoneError";
+  }
+}
+
+/** Inserts the rows; returns line → new link id for those inserted, and announces each new link (cache invalidation). */
+async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pending: readonly Pending[]): Promise<Map<number, number>> {
+  const col = <T extends string | number | null>(pick: (p: Pending) => T) => pgArray(pending.map(pick));
+  const at = now.toISOString();
+  const rows = await queryRows<{ id: number; import_key: string }>(
+    db,
+    sql`with ins as (
+          insert into links (user_id, domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
+                             expiration_url, expiration_clicks, ends_at, import_key, created_at, updated_at)
+          select ${userId}::int, v.domain_id, v.space_id, v.alias, v.url, v.title, v.password_hash, v.disabled, v.privacy, v.privacy_password_hash,
+                 v.expiration_url, v.expiration_clicks, v.ends_at, v.import_key, ${at}::timestamptz, ${at}::timestamptz
+          from unnest(
+            ${col((p) => p.row.domainId)}::int[], ${col((p) => p.row.spaceId)}::int[], ${col((p) => p.alias)}::text[],
+            ${col((p) => p.row.url)}::text[], ${col((p) => p.row.title)}::text[], ${col((p) => p.row.passwordHash)}::text[],
+            ${col((p) => (p.row.disabled ? "t" : "f"))}::boolean[], ${col((p) => p.row.privacy)}::smallint[],
+            ${col((p) => p.row.privacyPasswordHash)}::text[], ${col((p) => p.row.expirationUrl)}::text[],
+            ${col((p) => p.row.expirationClicks)}::int[], ${col((p) => p.row.endsAt?.toISOString() ?? null)}::timestamptz[],
+            ${col((p) => importKeyOf(jobId, p.row.line))}::text[]
+          ) as v(domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
+                 expiration_url, expiration_clicks, ends_at, import_key)
+          on conflict do nothing
+          returning id, domain_id, alias, import_key
+        )
+        select ins.id, ins.import_key,
+               pg_notify(${CHANGES_CHANNEL}, json_build_object('kind', 'link', 'id', ins.id, 'domainId', ins.domain_id, 'alias', ins.alias)::text) as notified
+        from ins`,
+  );
+  const prefix = String(jobId).length + 1;
+  return new Map(rows.map((r) => [Number(r.import_key.slice(prefix)), Number(r.id)]));
+}
+
+/** For rows that were not inserted: the links holding their (domain, alias), and which of their import keys exist. */
+async function findExisting(db: Db, jobId: number, missed: readonly Pending[]) {
+  const rows = await queryRows<{ domain_id: number; alias: string; url: string; import_key: string | null }>(
+    db,
+    sql`select l.domain_id, l.alias, l.url, l.import_key from links l
+        where (l.domain_id, l.alias) in (select * from unnest(${pgArray(missed.map((p) => p.row.domainId))}::int[], ${pgArray(missed.map((p) => p.alias))}::text[]))
+           or l.import_key = any(${pgArray(missed.map((p) => importKeyOf(jobId, p.row.line)))}::text[])`,
+  );
+  const byAlias = new Map<string, { url: string; importKey: string | null }>();
+  const keys = new Set<string>();
+  for (const r of rows) {
+    byAlias.set(`${r.domain_id}/${r.alias}`, { url: r.url, importKey: r.import_key });
+    if (r.import_key) keys.add(r.import_key);
+  }
+  return { byAlias, keys };
+}
