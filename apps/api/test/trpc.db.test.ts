@@ -79,6 +79,25 @@ describe("tRPC answers REST's objects (CONTRACT §11)", () => {
     expect((await failure(client.stats.get.query({ link_id: link.id, name: "nope" as never }))).data?.code).toBe("BAD_REQUEST");
   });
 
+  it("imports.list and imports.get answer REST's job objects; another user's job is NOT_FOUND", async () => {
+    const owner = await createOwner(api);
+    const posted = await api.app.inject({
+      method: "POST",
+      url: `/api/v1/imports?domain_id=${owner.domain.id}`,
+      headers: { authorization: `Bearer ${owner.user.apiKey}`, "content-type": "text/csv" },
+      payload: "url,alias\nhttps://a.example/,imp-a\n",
+    });
+    expect(posted.statusCode).toBe(202);
+    const id = posted.json().data.id as number;
+    const client = trpcClient(api.app, owner.user.apiKey);
+    const job = await client.imports.get.query({ id });
+    expect(job).toEqual((await api.call(owner.user, "GET", `/api/v1/imports/${id}`)).body.data);
+    const list = await client.imports.list.query({});
+    expect(list.data.map((j) => j.id)).toEqual([id]);
+    const stranger = trpcClient(api.app, (await api.user()).apiKey);
+    expect((await failure(stranger.imports.get.query({ id }))).data?.code).toBe("NOT_FOUND");
+  });
+
   it("domains, spaces and pixels: create, get, list, update and delete", async () => {
     const user = await api.user();
     const client = trpcClient(api.app, user.apiKey);

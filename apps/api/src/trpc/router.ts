@@ -1,6 +1,7 @@
 import { accountRouter, usersRouter } from "./account.ts";
 import { router } from "./init.ts";
 import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resources.ts";
+import { importsRouter } from "./imports.ts";
 import { statsRouter } from "./stats.ts";
 
 /** The tRPC API at `/trpc` (CONTRACT §11). */
@@ -12,6 +13,7 @@ export const appRouter = router({
   account: accountRouter,
   users: usersRouter,
   stats: statsRouter,
+  imports: importsRouter,
 });
 
 export type AppRouter = typeof appRouter;
