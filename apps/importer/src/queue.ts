@@ -15,7 +15,7 @@ export const BOSS_SCHEMA = "pgboss";
  */
 export function createBossDb(database: Database): PgBoss.Db {
   return {
-    // pg-boss's own type: its rows are whatever its queries select.
+    // `any[]`: pg-boss's own Db type; its rows are whatever its queries select.
     async executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }> {
       if (database.pglite) {
         const pg = database.pglite;
@@ -46,6 +46,7 @@ function asPgValue(value: unknown): unknown {
 }
 
 /** postgres.js answers several statements with an array of results: pg-boss wants the last one's rows. */
+// `any[]`: the row type pg-boss's Db interface declares.
 function toRows(result: unknown): { rows: any[] } {
   const list = result as unknown[];
   if (list.length && Array.isArray(list[list.length - 1])) return { rows: [...(list[list.length - 1] as unknown[])] };
