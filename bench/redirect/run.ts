@@ -21,7 +21,7 @@ const PG = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432
 const KEY = `shk_${"B".repeat(40)}`;
 const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
-type Result = { name: string; rps: number; p50: number; p99: number; non3xx: number };
+type Result = { name: string; rps: number; p50: number; p99: number; non3xx: number; socketErrors: number };
 
 function ms(value: string): number {
   const m = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
@@ -42,8 +42,10 @@ function wrk(url: string, host: string, connections = 64): Promise<Omit<Result, 
       const p50 = ms(/\s50%\s+(\S+)/.exec(out)?.[1] ?? "");
       const p99 = ms(/\s99%\s+(\S+)/.exec(out)?.[1] ?? "");
       const non3xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+      const socketErrors = socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0;
       if (!Number.isFinite(rps)) reject(new Error(`wrk output not understood:\n${out}`));
-      else resolve({ rps, p50, p99, non3xx });
+      else resolve({ rps, p50, p99, non3xx, socketErrors });
     });
   });
 }
@@ -114,7 +116,7 @@ async function main(): Promise<void> {
     await wrkWarmup(`http://127.0.0.1:${targetPort}${path}`, host);
     const r = await wrk(`http://127.0.0.1:${targetPort}${path}`, host, c);
     results.push({ name, ...r });
-    console.log(`${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non3xx ? `, ${r.non3xx} non-3xx!` : ""}`);
+    console.log(`${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non3xx ? `, ${r.non3xx} non-3xx!` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors!` : ""}`);
   };
 
   // 1. The ceiling.
@@ -148,7 +150,8 @@ async function main(): Promise<void> {
     const second = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(secondPort), DATABASE_URL: url.toString(), SERVICES: "redirect" });
     await wrkWarmup(`http://127.0.0.1:${secondPort}/plain`, host);
     const [a, b] = await Promise.all([wrk(`http://127.0.0.1:${port}/plain`, host, 32), wrk(`http://127.0.0.1:${secondPort}/plain`, host, 32)]);
-    results.push({ name: "postgres: two redirect processes (sum)", rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx });
+    console.log(`first process: ${JSON.stringify(a)}\nsecond process: ${JSON.stringify(b)}`);
+    results.push({ name: "postgres: two redirect processes (sum)", rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx, socketErrors: a.socketErrors + b.socketErrors });
     await Promise.all([stop(first), stop(second)]);
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
@@ -160,7 +163,8 @@ async function main(): Promise<void> {
   console.log("| case | requests/s | p50 ms | p99 ms | × raw |");
   console.log("|---|---:|---:|---:|---:|");
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / ceiling).toFixed(2)} |${r.non3xx ? ` ${r.non3xx} errors` : ""}`);
+    const errors = r.non3xx + r.socketErrors;
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / ceiling).toFixed(2)} |${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`);
   }
 }
 
