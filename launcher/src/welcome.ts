@@ -14,7 +14,7 @@ export function welcome(url: string, boot: BootstrapResult, driver: string): str
       `Shorten a URL:`,
       `  curl -H "Authorization: Bearer ${key}" -d url=https://example.com -d domain_id=${boot.domainId ?? 1} ${url}/api/v1/links`,
       ``,
-      `See your account:`,
+      `Then open the short_url it answers in a browser, or see your account:`,
       `  curl -H "Authorization: Bearer ${key}" ${url}/api/v1/account`,
     );
   }
