@@ -3,6 +3,7 @@ import proxyaddr from "proxy-addr";
 import {
   chooseDestination,
   countLimitedClick,
+  createAttemptLimiter,
   gateVisit,
   isClickLimited,
   mergeQuery,
@@ -15,7 +16,7 @@ import { createClickBuffer } from "./clicks.ts";
 import type { RedirectDeps } from "./deps.ts";
 import { loadGeoIp } from "./geoip.ts";
 import { DISABLED_PAGE, EXPIRED_PAGE, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
-import { createAttemptLimiter, hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
+import { hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
 import { pixelPage } from "./pixels.ts";
 import { describeAgent, languagesOf, referrerHost } from "./traits.ts";
 

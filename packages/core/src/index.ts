@@ -61,3 +61,4 @@ export {
   type ImportTotals,
   type RunImportOptions,
 } from "./imports/run-import.ts";
+export { createAttemptLimiter, type AttemptLimiter } from "./shared/attempt-limiter.ts";

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   authenticateApiKey,
+  createAttemptLimiter,
   buildStatsReport,
   findStatsLink,
   ValidationError,
@@ -15,7 +16,7 @@ import { bearerToken } from "../http/auth.ts";
 import { resource } from "../http/routes.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { statsCsp } from "../stats-page/html.ts";
-import { createAttemptLimiter, hasValidStatsPass, signStatsPass, statsPassCookie } from "../stats-page/pass.ts";
+import { hasValidStatsPass, signStatsPass, statsPassCookie } from "../stats-page/pass.ts";
 import { renderMessagePage, renderPasswordPage, renderStatsPage, type PageLink } from "../stats-page/render-stats-page.ts";
 
 /** Who may see a link's page (CONTRACT §8): the owner always; others by its privacy setting. */
