@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importJobs, links } from "@shortener/db";
-import { openTestDb } from "@shortener/core/testing";
-import { testDriver } from "@shortener/db/testing";
+import { freePort, openServerStorage } from "@shortener/db/testing";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
 
@@ -18,17 +15,10 @@ let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
   let settings: Record<string, string>;
-  if (testDriver() === "pglite") {
-    const dir = mkdtempSync(join(tmpdir(), "shortener-import-"));
-    settings = { DATA_DIR: dir };
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const db = await openTestDb();
-    await db.db.execute(sql`drop schema public cascade; create schema public; drop schema if exists drizzle cascade;`);
-    settings = { DATABASE_URL: db.url ?? "" };
-    cleanup = () => db.close();
-  }
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const storage = await openServerStorage();
+  settings = storage.settings;
+  cleanup = () => storage.close();
+  const port = await freePort();
   server = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));
   base = `http://127.0.0.1:${port}`;
 });

@@ -1,10 +1,5 @@
-import { freePort } from "@shortener/db/testing";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { freePort, openServerStorage } from "@shortener/db/testing";
 import pino from "pino";
-import { openTestDb } from "@shortener/core/testing";
-import { testDriver } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.ts";
 import { startServer } from "../src/server.ts";
@@ -16,16 +11,9 @@ const ADMIN_KEY = `shk_${"A".repeat(40)}`;
 let settings: Record<string, string>;
 let cleanup: () => Promise<void>;
 beforeAll(async () => {
-  if (testDriver() === "pglite") {
-    const dir = mkdtempSync(join(tmpdir(), "shortener-"));
-    settings = { DATA_DIR: dir };
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const db = await openTestDb();
-    await db.db.execute("drop schema public cascade; create schema public; drop schema if exists drizzle cascade;" as never);
-    settings = { DATABASE_URL: db.url ?? "" };
-    cleanup = () => db.close();
-  }
+  const storage = await openServerStorage();
+  settings = storage.settings;
+  cleanup = () => storage.close();
 });
 afterAll(async () => {
   await cleanup?.();

@@ -1,4 +1,4 @@
-import { freePort } from "@shortener/db/testing";
+import { freePort, openServerStorage, testDriver } from "@shortener/db/testing";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,8 +6,6 @@ import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { chromium, type BrowserContext } from "playwright-core";
 import { recordClicks, type Click } from "@shortener/core";
-import { openTestDb } from "@shortener/core/testing";
-import { testDriver } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
@@ -29,17 +27,9 @@ const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  let settings: Record<string, string>;
-  if (testDriver() === "pglite") {
-    const dir = mkdtempSync(join(tmpdir(), "shortener-stats-"));
-    settings = { DATA_DIR: dir };
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  } else {
-    const db = await openTestDb();
-    await db.db.execute("drop schema public cascade; create schema public; drop schema if exists drizzle cascade;" as never);
-    settings = { DATABASE_URL: db.url ?? "" };
-    cleanups.push(() => db.close());
-  }
+  const storage = await openServerStorage();
+  const settings = storage.settings;
+  cleanups.push(() => storage.close());
   const port = await freePort();
   server = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" }), pino({ level: "silent" }));
   base = `http://127.0.0.1:${port}`;

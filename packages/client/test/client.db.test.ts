@@ -1,10 +1,5 @@
-import { freePort } from "@shortener/db/testing";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { freePort, openServerStorage } from "@shortener/db/testing";
 import pino from "pino";
-import { openTestDb } from "@shortener/core/testing";
-import { testDriver } from "@shortener/db/testing";
 import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, isClientError, trpcUrl, type ClientError } from "../src/index.ts";
@@ -20,16 +15,9 @@ let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
   let settings: Record<string, string>;
-  if (testDriver() === "pglite") {
-    const dir = mkdtempSync(join(tmpdir(), "shortener-client-"));
-    settings = { DATA_DIR: dir };
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const db = await openTestDb();
-    await db.db.execute("drop schema public cascade; create schema public; drop schema if exists drizzle cascade;" as never);
-    settings = { DATABASE_URL: db.url ?? "" };
-    cleanup = () => db.close();
-  }
+  const storage = await openServerStorage();
+  settings = storage.settings;
+  cleanup = () => storage.close();
   const port = await freePort();
   running = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));
   base = `http://127.0.0.1:${port}`;

@@ -95,3 +95,21 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Storage for a whole server under test, of the current driver: a temporary `DATA_DIR` for PGlite, or an
+ * empty Postgres database of its own (the server migrates it on start). `settings` are the environment
+ * variables that point the launcher at it; `close()` removes it.
+ */
+export async function openServerStorage(): Promise<{ settings: Record<string, string>; close(): Promise<void> }> {
+  if (testDriver() === "pglite") {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "shortener-server-"));
+    return { settings: { DATA_DIR: dir }, close: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const db = await openTestDb();
+  await db.db.execute("drop schema public cascade; create schema public; drop schema if exists drizzle cascade;" as never);
+  return { settings: { DATABASE_URL: db.url ?? "" }, close: () => db.close() };
+}
