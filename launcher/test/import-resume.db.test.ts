@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importJobs, links, migrate, openDb, type Database } from "@shortener/db";
 import { createDomain, createImport } from "@shortener/core";
 import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
-import { testDriver } from "@shortener/db/testing";
+import { freePort, testDriver } from "@shortener/db/testing";
 import { createImporter } from "@shortener/importer";
 
 /**
@@ -72,13 +72,13 @@ const BAD_ROWS = Array.from({ length: ROWS }, (_, i) => i).filter((i) => i % 100
 
 type Worker = { child: ChildProcess; lines: Array<Record<string, unknown>>; waitFor(test: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>; exited: Promise<number | null> };
 
-function startWorker(): Worker {
+function startWorker(port: number): Worker {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
     cwd: ROOT,
     env: {
       ...process.env,
       ...settings,
-      PORT: String(20000 + Math.floor(Math.random() * 20000)),
+      PORT: String(port),
       SERVICES: "importer",
       IMPORT_BATCH_SIZE: String(BATCH),
       LOG_LEVEL: "debug",
@@ -138,7 +138,7 @@ describe("a worker killed mid-job", () => {
       return { jobId: job.id, userId: user.id, domainId: domain.id };
     });
 
-    const first = startWorker();
+    const first = startWorker(await freePort());
     await first.waitFor((l) => l.msg === "import batch committed" && l.jobId === jobId && Number(l.processed) >= 2 * BATCH);
     first.child.kill("SIGKILL");
     expect(await first.exited).toBe(null);
@@ -155,7 +155,7 @@ describe("a worker killed mid-job", () => {
     // The links and the counters were committed together: nothing written past the checkpoint.
     expect(midway.written).toBe(midway.job?.createdRows);
 
-    const second = startWorker();
+    const second = startWorker(await freePort());
     const done = await second.waitFor((l) => l.msg === "import completed" && l.jobId === jobId, 180_000);
     expect(done).toMatchObject({ outcome: "completed" });
     second.child.kill("SIGTERM");
