@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyaddr from "proxy-addr";
 import {
   chooseDestination,
-  countLimitedClick,
   createAttemptLimiter,
   gateVisit,
   isClickLimited,
@@ -13,6 +12,7 @@ import {
 } from "@shortener/core";
 import { createResolver } from "./cache.ts";
 import { createClickBuffer } from "./clicks.ts";
+import { createLimitedCounter } from "./limited.ts";
 import type { RedirectDeps } from "./deps.ts";
 import { loadGeoIp } from "./geoip.ts";
 import { DISABLED_PAGE, EXPIRED_PAGE, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
@@ -55,7 +55,7 @@ function sendRedirect(res: ServerResponse, status: number, location: string): vo
 export function createRedirect(deps: RedirectDeps): RedirectApp {
   const { config } = deps;
   const clicksDb = (deps.clicksDatabase ?? deps.database).db;
-  const counting = { db: clicksDb, now: deps.now };
+  const limited = createLimitedCounter(clicksDb, deps.now);
   const resolver = createResolver(deps.database, deps.now, config.cache);
   const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log);
   let geo = deps.geoIp;
@@ -98,7 +98,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     const agent = describeAgent(req.headers["user-agent"]);
     const isCounted = !isHead && !agent.isBot;
     if (isCounted && isClickLimited(link)) {
-      const count = await countLimitedClick(counting, link.id);
+      const count = await limited.count(link.id);
       if (count === null) {
         resolver.markExhausted(link);
         return expired(res, link, isHead);

@@ -31,7 +31,7 @@ export { isLinkExpired, linkStatus, linkStatusSql, LINK_STATUS, type LinkStatus,
 export { findLinkForVisit, type VisitLink } from "./visits/visit-link.ts";
 export { gateVisit, isClickLimited, type VisitGate } from "./visits/decide-visit.ts";
 export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
-export { countLimitedClick, recordClicks, rollupRowsOf, pgArray, type Click } from "./visits/record-clicks.ts";
+export { countLimitedClicks, recordClicks, rollupRowsOf, pgArray, type Click } from "./visits/record-clicks.ts";
 export { GetStatsInput, StatsRangeInput, STAT_NAMES, STAT_DIMENSIONS, MAX_STATS_DAYS, MAX_HOURLY_DAYS, DEFAULT_STATS_DAYS, isCalendarDate, type StatName, type StatDimensionName } from "./stats/schemas.ts";
 export { getStats, type StatsPage } from "./stats/get-stats.ts";
 export { buildStatsReport, type StatsReport } from "./stats/build-stats-report.ts";

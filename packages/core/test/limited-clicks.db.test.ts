@@ -1,0 +1,63 @@
+import { eq } from "drizzle-orm";
+import { domains, links, type Database } from "@shortener/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countLimitedClicks } from "../src/index.ts";
+import { createTestUser, openTestDb, unique } from "../src/testing/index.ts";
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDb({ poolSize: 10 });
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const ctx = () => ({ db: database.db, now: () => new Date() });
+
+async function limitedLink(expirationClicks: number, clicks = 0): Promise<number> {
+  const user = await createTestUser(database.db);
+  const [domain] = await database.db.insert(domains).values({ userId: user.id, name: `${unique()}.example` }).returning();
+  if (!domain) throw new Error("no domain");
+  const [row] = await database.db
+    .insert(links)
+    .values({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/", expirationClicks, clicks })
+    .returning({ id: links.id });
+  if (!row) throw new Error("no link");
+  return row.id;
+}
+
+async function clicksOf(id: number): Promise<number> {
+  const [row] = await database.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, id));
+  return row?.clicks ?? -1;
+}
+
+describe("countLimitedClicks (CONTRACT §7 step 11)", () => {
+  it.each([
+    { limit: 5, before: 0, wanted: 1, admitted: 1, after: 1 },
+    { limit: 5, before: 0, wanted: 3, admitted: 3, after: 3 },
+    { limit: 5, before: 3, wanted: 3, admitted: 2, after: 5 },
+    { limit: 5, before: 4, wanted: 64, admitted: 1, after: 5 },
+    { limit: 5, before: 5, wanted: 1, admitted: 0, after: 5 },
+    { limit: 5, before: 7, wanted: 2, admitted: 0, after: 7 },
+    { limit: 0, before: 0, wanted: 1, admitted: 0, after: 0 },
+  ])("limit $limit, count $before, $wanted wanted → $admitted admitted, count $after", async (c) => {
+    const id = await limitedLink(c.limit, c.before);
+    const result = await countLimitedClicks(ctx(), id, c.wanted);
+    expect(result.admitted).toBe(c.admitted);
+    if (c.admitted) expect(result.clicks).toBe(c.after);
+    expect(await clicksOf(id)).toBe(c.after);
+  });
+
+  it("a link that does not exist admits no one", async () => {
+    expect((await countLimitedClicks(ctx(), 2_000_000_000, 3)).admitted).toBe(0);
+  });
+
+  it("concurrent groups admit exactly the limit in all, and their ranges do not overlap", async () => {
+    const id = await limitedLink(37);
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => countLimitedClicks(ctx(), id, 1 + (i % 4))));
+    expect(results.reduce((n, r) => n + r.admitted, 0)).toBe(37);
+    const taken = results.filter((r) => r.admitted).flatMap((r) => Array.from({ length: r.admitted }, (_, i) => r.clicks - r.admitted + i + 1));
+    expect(taken.sort((a, b) => a - b)).toEqual(Array.from({ length: 37 }, (_, i) => i + 1));
+    expect(await clicksOf(id)).toBe(37);
+  });
+});
