@@ -7,6 +7,9 @@
  * Prints requests/s, p50 and p99 per case, and the ratio to the raw server.
  *
  *   npx -y pnpm@10.34.9 bench:redirect            (needs wrk: apt-get install -y wrk; PostgreSQL on 127.0.0.1:5432)
+ *
+ * BENCH_SECONDS sets the measured duration; BENCH_PARTS=postgres (or any of embedded,postgres,two) runs
+ * only those parts after the raw server.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,6 +22,8 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const PG = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const KEY = `shk_${"B".repeat(40)}`;
+/** Which parts to run, comma-separated: raw (always), embedded, postgres, two. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? "embedded,postgres,two").split(","));
 const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
 type Result = { name: string; rps: number; p50: number; p99: number; non3xx: number; socketErrors: number };
@@ -125,14 +130,16 @@ async function main(): Promise<void> {
   await stop(raw);
 
   // 2. Embedded: one process, PGlite.
-  const dataDir = mkdtempSync(join(tmpdir(), "shortener-bench-"));
-  const embedded = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
-  await createLinks(port);
-  await run("embedded: plain cached link", "/plain");
-  await run("embedded: platform-targeting link", "/targeted");
-  await run("embedded: click-limited link", "/limited");
-  await stop(embedded);
-  rmSync(dataDir, { recursive: true, force: true });
+  if (PARTS.has("embedded")) {
+    const dataDir = mkdtempSync(join(tmpdir(), "shortener-bench-"));
+    const embedded = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
+    await createLinks(port);
+    await run("embedded: plain cached link", "/plain");
+    await run("embedded: platform-targeting link", "/targeted");
+    await run("embedded: click-limited link", "/limited");
+    await stop(embedded);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 
   // 3. Postgres: a fresh database; the API and one redirect process, then a second redirect process.
   const dbName = `shortener_bench_${Date.now()}`;
@@ -143,16 +150,21 @@ async function main(): Promise<void> {
   try {
     const first = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATABASE_URL: url.toString(), ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
     await createLinks(port);
-    await run("postgres: plain cached link", "/plain");
-    await run("postgres: platform-targeting link", "/targeted");
-    await run("postgres: click-limited link", "/limited");
-    const secondPort = port + 1;
-    const second = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(secondPort), DATABASE_URL: url.toString(), SERVICES: "redirect" });
-    await wrkWarmup(`http://127.0.0.1:${secondPort}/plain`, host);
-    const [a, b] = await Promise.all([wrk(`http://127.0.0.1:${port}/plain`, host, 32), wrk(`http://127.0.0.1:${secondPort}/plain`, host, 32)]);
-    console.log(`first process: ${JSON.stringify(a)}\nsecond process: ${JSON.stringify(b)}`);
-    results.push({ name: "postgres: two redirect processes (sum)", rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx, socketErrors: a.socketErrors + b.socketErrors });
-    await Promise.all([stop(first), stop(second)]);
+    if (PARTS.has("postgres")) {
+      await run("postgres: plain cached link", "/plain");
+      await run("postgres: platform-targeting link", "/targeted");
+      await run("postgres: click-limited link", "/limited");
+    }
+    if (PARTS.has("two")) {
+      const secondPort = port + 1;
+      const second = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(secondPort), DATABASE_URL: url.toString(), SERVICES: "redirect" });
+      await wrkWarmup(`http://127.0.0.1:${secondPort}/plain`, host);
+      const [a, b] = await Promise.all([wrk(`http://127.0.0.1:${port}/plain`, host, 32), wrk(`http://127.0.0.1:${secondPort}/plain`, host, 32)]);
+      console.log(`first process: ${JSON.stringify(a)}\nsecond process: ${JSON.stringify(b)}`);
+      results.push({ name: "postgres: two redirect processes (sum)", rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx, socketErrors: a.socketErrors + b.socketErrors });
+      await stop(second);
+    }
+    await stop(first);
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();

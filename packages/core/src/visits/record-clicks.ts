@@ -82,12 +82,13 @@ function rollupBatch(clicks: Click[]) {
 }
 
 /**
- * Writes a batch of clicks in one transaction of two statements. The first inserts the clicks and adds
- * them to the daily rollups, summed per batch in memory first (one upsert row per distinct link, day,
- * dimension and value — a few hundred for thousands of clicks); both parts skip links deleted meanwhile
- * and see the same snapshot, so the rollups count exactly the clicks inserted. The second raises the
- * links' counters (skipping clicks already counted). Rollup rows are upserted in key order, so
- * concurrent batches lock them in the same order and cannot deadlock on them.
+ * Writes a batch of clicks in one transaction of two statements. The first locks the batch's links
+ * (`for key share`, once per link: a link deleted meanwhile is skipped, and a link being deleted waits
+ * until the batch is in, then takes its clicks with it), inserts the clicks and adds them to the daily
+ * rollups, summed per batch in memory first (one upsert row per distinct link, day, dimension and
+ * value — a few hundred for thousands of clicks), so the rollups count exactly the clicks inserted. The
+ * second raises the links' counters (skipping clicks already counted). Rollup rows are upserted in key
+ * order, so concurrent batches lock them in the same order and cannot deadlock on them.
  */
 export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   if (!clicks.length) return;
@@ -106,7 +107,9 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   const rcol = <K extends keyof (typeof rollups)[number]>(key: K) => rollups.map((r) => r[key]);
   await db.transaction(async (tx) => {
     await tx.execute(sql`
-      with inserted as (
+      with live as (
+        select id from links where id = any(${pgArray(ids)}::int[]) for key share
+      ), inserted as (
         insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer)
         select v.link_id, v.created_at, v.country, v.platform, v.browser, v.device, v.language, v.referrer
         from unnest(
@@ -114,7 +117,7 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
           ${pgArray(col("country"))}::text[], ${pgArray(col("platform"))}::text[], ${pgArray(col("browser"))}::text[],
           ${pgArray(col("device"))}::text[], ${pgArray(col("language"))}::text[], ${pgArray(col("referrer"))}::text[]
         ) as v(link_id, created_at, country, platform, browser, device, language, referrer)
-        where exists (select 1 from links where links.id = v.link_id)
+        where v.link_id in (select id from live)
       )
       insert into link_stats_daily (link_id, dimension, day, value, count)
       select r.link_id, r.dimension, r.day, r.value, r.n
@@ -122,7 +125,7 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
         ${pgArray(rcol("linkId"))}::int[], ${pgArray(rcol("dimension"))}::text[], ${pgArray(rcol("day"))}::date[],
         ${pgArray(rcol("value"))}::text[], ${pgArray(rcol("n"))}::int[]
       ) as r(link_id, dimension, day, value, n)
-      where exists (select 1 from links where links.id = r.link_id)
+      where r.link_id in (select id from live)
       order by 1, 2, 3, 4
       on conflict (link_id, dimension, day, value) do update set count = link_stats_daily.count + excluded.count`);
     await tx.execute(sql`

@@ -169,14 +169,16 @@ export const linkPixels = pgTable(
   (t) => [primaryKey({ columns: [t.linkId, t.pixelId] }), index("link_pixels_pixel_id_idx").on(t.pixelId)],
 );
 
-/** Raw clicks. Grows without bound: stats read the daily rollups instead where they can. */
+/**
+ * Raw clicks. Grows without bound: stats read the daily rollups instead. Written in batches and never
+ * updated, so it carries no key of its own and no foreign key: the per-row key check cost more than the
+ * insert. A batch locks its links (`for key share`) instead, once per link, and a statement-level
+ * trigger on `links` deletes the clicks of deleted links (migration 0005, docs/adr/0014-click-writes.md).
+ */
 export const clicks = pgTable(
   "clicks",
   {
-    id: bigserial({ mode: "number" }).primaryKey(),
-    linkId: integer()
-      .notNull()
-      .references(() => links.id, { onDelete: "cascade" }),
+    linkId: integer().notNull(),
     createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
     country: text(),
     platform: text(),
