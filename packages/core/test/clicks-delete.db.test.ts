@@ -83,4 +83,14 @@ describe("a link's clicks go with it", () => {
     expect(await clickCount([kept])).toBe(5);
     expect(await clickCount([gone])).toBe(0);
   });
+
+  it("a recorded click keeps its time to the millisecond and its traits", async () => {
+    const { ids } = await linksWithClicks(1);
+    const id = ids[0] ?? 0;
+    const at = new Date("2026-03-04T05:06:07.089Z");
+    await recordClicks(database.db, [{ ...click(id), at, referrer: 'quote" back\\slash' }]);
+    const rows = await database.db.select().from(clicks).where(eq(clicks.linkId, id));
+    const row = rows.find((r) => r.createdAt.getTime() === at.getTime());
+    expect(row).toMatchObject({ linkId: id, country: "FR", platform: "Linux", browser: "Firefox", device: "desktop", language: "fr", referrer: 'quote" back\\slash' });
+  });
 });

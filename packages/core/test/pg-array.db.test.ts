@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "@shortener/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pgArray } from "../src/index.ts";
+import { openTestDb } from "../src/testing/index.ts";
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDb();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+async function roundTrip(literal: string, type: "text" | "bigint"): Promise<unknown[]> {
+  // Read back as JSON: both drivers parse JSON alike, while their array parsers differ on nulls.
+  const cast = type === "text" ? sql`${literal}::text[]` : sql`${literal}::bigint[]`;
+  const result: unknown = await database.db.execute(sql`select to_json(${cast}) as v`);
+  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
+  return (rows[0] as { v: unknown[] }).v;
+}
+
+describe("pgArray: a value list as one array parameter", () => {
+  it.each([
+    { name: "plain words", values: ["a", "b c", "Ünïcödé ✓"] },
+    { name: "quotes and backslashes", values: ['say "hi"', "back\\slash", '\\"', '"', "\\"] },
+    { name: "array syntax inside values", values: ["{a,b}", "a,b", "}", "{", " spaced ", ""] },
+    { name: "the word NULL and a real null", values: ["NULL", null, "null"] },
+    { name: "control characters and newlines", values: ["line\nbreak", "tab\tbed", "cr\r"] },
+    { name: "nothing", values: [] },
+  ])("text: $name come back unchanged", async ({ values }) => {
+    expect(await roundTrip(pgArray(values), "text")).toEqual(values);
+  });
+
+  it("numbers, with nulls, come back unchanged", async () => {
+    const values = [0, -1, 1_763_800_000_123, null, 2_147_483_647];
+    expect(await roundTrip(pgArray(values), "bigint")).toEqual(values);
+  });
+});
