@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { isIPv4, isIPv6 } from "node:net";
+import { isIPv6 } from "node:net";
 
 /**
  * Country by IP address from DB-IP's "IP to Country Lite" data (CC BY 4.0, shipped by the npm package
@@ -42,22 +42,58 @@ async function loadTable<T extends number | bigint>(file: string, parse: (s: str
     : { starts: Float64Array.from(starts as number[]), ends: Float64Array.from(ends as number[]), codes: Uint16Array.from(codes) };
 }
 
-function search(table: Table, key: number | bigint): number {
+/** Binary search for the range holding `key`; one function per key type keeps each monomorphic. */
+function searchV4(table: Table, key: number): number {
+  const starts = table.starts as Float64Array;
+  const ends = table.ends as Float64Array;
   let lo = 0;
-  let hi = table.starts.length - 1;
+  let hi = starts.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const start = table.starts[mid] as number | bigint;
-    if (start > key) hi = mid - 1;
-    else if ((table.ends[mid] as number | bigint) < key) lo = mid + 1;
+    if ((starts[mid] as number) > key) hi = mid - 1;
+    else if ((ends[mid] as number) < key) lo = mid + 1;
     else return table.codes[mid] ?? -1;
   }
   return -1;
 }
 
-function ipv4ToNumber(ip: string): number {
-  const [a = 0, b = 0, c = 0, d = 0] = ip.split(".").map(Number);
-  return ((a * 256 + b) * 256 + c) * 256 + d;
+function searchV6(table: Table, key: bigint): number {
+  const starts = table.starts as BigUint64Array;
+  const ends = table.ends as BigUint64Array;
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] as bigint) > key) hi = mid - 1;
+    else if ((ends[mid] as bigint) < key) lo = mid + 1;
+    else return table.codes[mid] ?? -1;
+  }
+  return -1;
+}
+
+/** A dotted-quad IPv4 address as a number, or -1 when `ip` is not one (no leading zeros, each part 0–255). */
+export function ipv4ToNumber(ip: string, from = 0): number {
+  let value = 0;
+  let part = -1;
+  let digits = 0;
+  let dots = 0;
+  for (let i = from; i < ip.length; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      value = value * 256 + part;
+      dots += 1;
+      part = -1;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && part === 0) return -1;
+      part = (part === -1 ? 0 : part) * 10 + (c - 48);
+      digits += 1;
+      if (part > 255) return -1;
+    } else return -1;
+  }
+  if (digits === 0 || dots !== 3) return -1;
+  return value * 256 + part;
 }
 
 /** The first 64 bits of an IPv6 address. */
@@ -73,24 +109,24 @@ function ipv6High(ip: string): bigint {
 
 /** Starts loading the data in the background; lookups before it is ready answer null. */
 export function loadGeoIp(): GeoIp {
-  const names: string[] = [];
+  const countries: Array<string | null> = [];
   const codeIndex = new Map<string, number>();
   let v4: Table | undefined;
   let v6: Table | undefined;
   const ready = (async () => {
     v4 = await loadTable("dbip-country-ipv4-num.csv", Number, false, codeIndex);
     v6 = await loadTable("dbip-country-ipv6-num.csv", (s) => BigInt(s) >> 64n, true, codeIndex);
-    for (const [cc, i] of codeIndex) names[i] = cc;
+    // Only real country codes are answered: DB-IP marks unknown ranges "ZZ".
+    for (const [cc, i] of codeIndex) countries[i] = /^[A-Z]{2}$/.test(cc) && cc !== "ZZ" ? cc : null;
   })();
   return {
     ready,
     lookup(ip) {
-      const mapped = ip.startsWith("::ffff:") && isIPv4(ip.slice(7)) ? ip.slice(7) : ip;
       let code = -1;
-      if (isIPv4(mapped)) code = v4 ? search(v4, ipv4ToNumber(mapped)) : -1;
-      else if (isIPv6(mapped)) code = v6 ? search(v6, ipv6High(mapped)) : -1;
-      const name = code >= 0 ? names[code] : undefined;
-      return name && /^[A-Z]{2}$/.test(name) && name !== "ZZ" ? name : null;
+      const v4Number = ipv4ToNumber(ip, ip.startsWith("::ffff:") ? 7 : 0);
+      if (v4Number >= 0) code = v4 ? searchV4(v4, v4Number) : -1;
+      else if (isIPv6(ip)) code = v6 ? searchV6(v6, ipv6High(ip)) : -1;
+      return code >= 0 ? (countries[code] ?? null) : null;
     },
   };
 }

@@ -63,7 +63,8 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   const attempts = createAttemptLimiter({ ...config.passwordAttempts, now: () => deps.now().getTime() });
   const rotations = new Map<number, number>();
 
-  const clientIp = (req: IncomingMessage) => proxyaddr(req, trust);
+  // With no proxy trusted, the address is the socket's: skip parsing X-Forwarded-For on every visit.
+  const clientIp = config.trustProxy === false ? (req: IncomingMessage) => req.socket.remoteAddress ?? "" : (req: IncomingMessage) => proxyaddr(req, trust);
   const isSecure = (req: IncomingMessage) =>
     (req.socket as { encrypted?: boolean }).encrypted === true ||
     (trust(req.socket.remoteAddress ?? "", 0) && String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() === "https");

@@ -183,6 +183,19 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
     }
   });
 
+  it("8c. with no proxy trusted, X-Forwarded-For is ignored and the socket's address decides the country", async () => {
+    const untrusting = await startVisitor(database, { trustProxy: false });
+    try {
+      const link = await site.link({ target_type: 1, country: [{ key: "US", value: "https://us.example/" }] });
+      const res = await untrusting.visit(`/${link.alias}`, { host: site.host, headers: { "x-forwarded-for": "8.8.8.8" } });
+      expect(res.headers.location).toBe("https://dest.example/path");
+      const trusted = await visitor.visit(`/${link.alias}`, { host: site.host, headers: { "x-forwarded-for": "8.8.8.8" } });
+      expect(trusted.headers.location).toBe("https://us.example/");
+    } finally {
+      await untrusting.close();
+    }
+  });
+
   it("9. the visitor's query parameters win over the destination's; the fragment stays", async () => {
     const link = await site.link({ url: "https://dest.example/p?utm_source=a&keep=1#section" });
     const res = await visitor.visit(`/${link.alias}?utm_source=b&extra=%20x&extra=y`, { host: site.host });
