@@ -19,7 +19,6 @@ export function createLimitedCounter(db: Db, now: () => Date) {
   const busy = new Set<number>();
 
   async function run(linkId: number): Promise<void> {
-    busy.add(linkId);
     try {
       for (;;) {
         const queue = waiting.get(linkId);
@@ -46,7 +45,12 @@ export function createLimitedCounter(db: Db, now: () => Date) {
         const queue = waiting.get(linkId);
         if (queue) queue.push({ resolve, reject });
         else waiting.set(linkId, [{ resolve, reject }]);
-        if (!busy.has(linkId)) void run(linkId);
+        if (!busy.has(linkId)) {
+          // Start on the next turn of the event loop, so that the visits read in this one go together
+          // (PGlite answers on this thread: without the wait each statement would carry one visit).
+          busy.add(linkId);
+          setImmediate(() => void run(linkId));
+        }
       });
     },
   };
