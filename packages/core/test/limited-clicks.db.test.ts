@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { domains, links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countLimitedClicks } from "../src/index.ts";
@@ -59,5 +59,23 @@ describe("countLimitedClicks (CONTRACT §7 step 11)", () => {
     const taken = results.filter((r) => r.admitted).flatMap((r) => Array.from({ length: r.admitted }, (_, i) => r.clicks - r.admitted + i + 1));
     expect(taken.sort((a, b) => a - b)).toEqual(Array.from({ length: 37 }, (_, i) => i + 1));
     expect(await clicksOf(id)).toBe(37);
+  });
+
+  it("raising a counter writes no index entries (a HOT update): `clicks` is in no index", async () => {
+    const id = await limitedLink(1_000);
+    const stats = await database.db.transaction(async (tx) => {
+      const read = async () => {
+        const result: unknown = await tx.execute(sql`select n_tup_upd, n_tup_hot_upd from pg_stat_xact_user_tables where relname = 'links'`);
+        const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
+        const row = rows[0] as { n_tup_upd: number | string; n_tup_hot_upd: number | string };
+        return { updated: Number(row.n_tup_upd), hot: Number(row.n_tup_hot_upd) };
+      };
+      const before = await read();
+      await countLimitedClicks({ db: tx as unknown as Database["db"], now: () => new Date() }, id, 5);
+      await tx.execute(sql`update links set clicks = clicks + 1 where id = ${id}`);
+      const after = await read();
+      return { updated: after.updated - before.updated, hot: after.hot - before.hot };
+    });
+    expect(stats).toEqual({ updated: 2, hot: 2 });
   });
 });

@@ -1,6 +1,7 @@
 ALTER TABLE "clicks" DROP CONSTRAINT "clicks_link_id_links_id_fk";
 --> statement-breakpoint
-ALTER TABLE "clicks" DROP COLUMN "id";--> statement-breakpoint
+ALTER TABLE "clicks" DROP COLUMN "id";
+--> statement-breakpoint
 -- What the dropped foreign key's ON DELETE CASCADE did, once per statement instead of once per row:
 -- a link's clicks go with it, however the link is deleted (directly, or with its user or domain).
 CREATE FUNCTION clicks_of_deleted_links() RETURNS trigger LANGUAGE plpgsql AS $$
