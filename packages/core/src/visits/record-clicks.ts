@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db, RollupDimension } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
+import { pgArray } from "../shared/sql.ts";
 
 /** One visit sent on to a destination. `counted`: its link's counter was already raised (click-limited links). */
 export type Click = {
@@ -128,12 +129,4 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   });
 }
 
-/**
- * A Postgres array literal, passed as one text parameter: both drivers send it the same way, and the
- * query casts it. Elements are quoted and escaped; null stays NULL.
- */
-export function pgArray(values: ReadonlyArray<string | number | null>): string {
-  const items = values.map((v) => (v === null ? "NULL" : typeof v === "number" ? String(v) : `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`));
-  return `{${items.join(",")}}`;
-}
-
+export { pgArray };
