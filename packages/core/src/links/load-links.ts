@@ -120,19 +120,34 @@ function baseQuery(db: Db, now: Date | Placeholder, total: TotalSource) {
 }
 
 function toLinks(rows: Row[]): Link[] & { total?: number } {
-  return rows.map(({ link, status, domain, spaceId, spaceName, spaceColor, pixels }) => {
-    const { passwordHash, privacyPasswordHash, ...rest } = link;
-    return {
-      ...rest,
-      clicks: Number(rest.clicks),
-      hasPassword: passwordHash !== null,
-      hasPrivacyPassword: privacyPasswordHash !== null,
-      status: status as LinkStatus,
-      space: spaceId !== null && spaceName !== null && spaceColor !== null ? { id: spaceId, name: spaceName, color: spaceColor } : null,
-      domain,
-      pixels: pixels.map((p) => ({ ...p, createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) })),
-    };
-  });
+  // Built field by field: spreading the row's twenty-odd columns showed in the CPU profile of a list.
+  return rows.map(({ link: l, status, domain, spaceId, spaceName, spaceColor, pixels }) => ({
+    id: l.id,
+    userId: l.userId,
+    alias: l.alias,
+    url: l.url,
+    title: l.title,
+    targetType: l.targetType,
+    countryTarget: l.countryTarget,
+    platformTarget: l.platformTarget,
+    languageTarget: l.languageTarget,
+    rotationTarget: l.rotationTarget,
+    lastRotation: l.lastRotation,
+    disabled: l.disabled,
+    privacy: l.privacy,
+    hasPassword: l.passwordHash !== null,
+    hasPrivacyPassword: l.privacyPasswordHash !== null,
+    expirationUrl: l.expirationUrl,
+    expirationClicks: l.expirationClicks,
+    endsAt: l.endsAt,
+    clicks: Number(l.clicks),
+    status: status as LinkStatus,
+    space: spaceId !== null && spaceName !== null && spaceColor !== null ? { id: spaceId, name: spaceName, color: spaceColor } : null,
+    domain,
+    pixels: pixels.length ? pixels.map((p) => ({ ...p, createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) })) : [],
+    createdAt: l.createdAt,
+    updatedAt: l.updatedAt,
+  }));
 }
 
 /** Attaches the total the rows carry (each row has the same one); a page without rows has none. */
