@@ -28,6 +28,8 @@ describe("patternTrigrams: what pg_trgm takes from ILIKE '%term%'", () => {
 describe("indexedPieces: what the trigram index is asked for", () => {
   it("leaves out the parts of the benchmark's term that every URL has", () => {
     expect(indexedPieces("example-1234.test", BENCH_COMMON)).toEqual(["-1234."]);
+    // Words starting with 1 are common too: "1234." then, without the "  1" that "-1234." brings.
+    expect(indexedPieces("example-1234.test", new Map([...BENCH_COMMON, ["  1", 0.3]]))).toEqual(["1234."]);
   });
   it("cuts a word between its common and its rare trigrams", () => {
     expect(indexedPieces("example1234", BENCH_COMMON)).toEqual(["le1234"]);

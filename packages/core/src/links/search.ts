@@ -92,6 +92,9 @@ export function indexedPieces(term: string, shares: TrigramShares): string[] | u
   const pieces = new Set<string>();
   let run: Trigram[] = [];
   const flush = () => {
+    // A piece that starts at a separator makes pg_trgm pad the word in front ("  1", " 12"): when the
+    // first of those is common (so not in the run), start the piece at the word and leave both out.
+    if (run[0]?.text.startsWith(" ") && !run[0].text.startsWith("  ")) run.shift();
     const first = run[0];
     const last = run[run.length - 1];
     if (first && last) pieces.add(term.slice(first.from, last.to + 1));

@@ -1,0 +1,14 @@
+import postgres from "postgres";
+import { drizzle } from "drizzle-orm/postgres-js";
+import * as schema from "../../db/src/schema/index.ts";
+import * as core from "../src/index.ts";
+const url = process.argv[2]!;
+const client = postgres(url, { max: 4, onnotice: () => {} });
+const db = drizzle(client, { schema, casing: "snake_case", logger: { logQuery: (q, p) => console.log("SQL:", q.slice(0, 300), "...", q.slice(-250), JSON.stringify(p)) } }) as any;
+const ctx = { db, now: () => new Date(), actor: { userId: 1, role: "admin" as const } };
+const show = (p: any) => console.log(" => total", p.total, "ids", p.data.map((l: any) => l.id).join(","), JSON.stringify(p.data[0]?.pixels));
+console.log("--- list"); show(await core.listLinks({ ctx, input: {} as any }));
+console.log("--- list again"); show(await core.listLinks({ ctx, input: {} as any }));
+console.log("--- list url"); show(await core.listLinks({ ctx, input: { search: "example-1234.test", search_by: "url" } as any }));
+console.log("--- show"); console.log((await core.getLink({ ctx, id: 5 })).url);
+await client.end();
