@@ -1,9 +1,10 @@
-
+import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import { linkPixels, links } from "@shortener/db";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
-import { notifyChange } from "../shared/changes.ts";
+import { emitLocalChange, notifyLinkSql } from "../shared/changes.ts";
 import { hashPassword } from "../shared/hash.ts";
+import { preparedFor } from "../shared/prepared.ts";
 import { randomBase62 } from "../shared/random.ts";
 import { parseFields, throwIfErrors } from "../shared/validation.ts";
 import type { Link } from "./load-links.ts";
@@ -13,6 +14,41 @@ import { checkDraft, checkReferences, destinations, resolveEndsAt } from "./vali
 
 export const RANDOM_ALIAS_LENGTH = 6;
 const RANDOM_ALIAS_ATTEMPTS = 8;
+
+/**
+ * Every column a create writes, as a placeholder of the prepared insert (same names as the row). They
+ * are bare placeholders (no column encoder: drizzle would run it on null too), so `encodeRow` encodes
+ * the values the way drizzle does for a plain insert.
+ */
+const INSERT_COLUMNS = [
+  "userId",
+  "domainId",
+  "spaceId",
+  "alias",
+  "url",
+  "title",
+  "passwordHash",
+  "disabled",
+  "privacy",
+  "privacyPasswordHash",
+  "expirationUrl",
+  "expirationClicks",
+  "endsAt",
+  "targetType",
+  "countryTarget",
+  "platformTarget",
+  "languageTarget",
+  "rotationTarget",
+  "createdAt",
+  "updatedAt",
+] as const;
+type InsertColumn = (typeof INSERT_COLUMNS)[number];
+const INSERT_PLACEHOLDERS = Object.fromEntries(INSERT_COLUMNS.map((c) => [c, sql`${sql.placeholder(c)}`])) as Record<InsertColumn, SQL>;
+
+function encodeRow(row: Record<InsertColumn, unknown>): Record<string, unknown> {
+  const columns = getTableColumns(links);
+  return Object.fromEntries(INSERT_COLUMNS.map((c) => [c, row[c] === null ? null : columns[c].mapToDriverValue(row[c])]));
+}
 
 /**
  * Creates a link (CONTRACT §4). Every failing field is reported at once. The unique index on
@@ -73,7 +109,15 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   };
 
   // With pixels, the link and its pixel rows commit together; without, one insert is atomic on its own.
+  // The insert is a prepared statement that announces the link in its RETURNING (one statement, one commit).
   const write = async (db: Ctx["db"]) => {
+    const insert = preparedFor(db, "links_create", () =>
+      db
+        .insert(links)
+        .values(INSERT_PLACEHOLDERS)
+        .onConflictDoNothing({ target: [links.domainId, links.alias] })
+        .returning({ ...getTableColumns(links), notified: notifyLinkSql({ id: links.id, domainId: links.domainId, alias: links.alias }) }),
+    );
     let inserted: typeof links.$inferSelect | undefined;
     for (let attempt = 0; !inserted; attempt++) {
       let alias = v.alias;
@@ -81,12 +125,16 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
         if (attempt >= RANDOM_ALIAS_ATTEMPTS) throw new Error("no free random alias after several attempts");
         alias = randomBase62(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2));
       }
-      [inserted] = await db.insert(links).values({ ...row, alias }).onConflictDoNothing({ target: [links.domainId, links.alias] }).returning();
+      const [created] = await insert.execute(encodeRow({ ...row, alias }));
+      if (created) {
+        const { notified: _notified, ...link } = created;
+        inserted = link;
+      }
       if (!inserted && v.alias) throw ValidationError.field("alias", "The alias has already been taken.");
     }
     const linkId = inserted.id;
     if (v.pixel_ids?.length) await db.insert(linkPixels).values(v.pixel_ids.map((pixelId) => ({ linkId, pixelId })));
-    await notifyChange(db, { kind: "link", id: linkId, domainId, alias: inserted.alias });
+    emitLocalChange({ kind: "link", id: linkId, domainId, alias: inserted.alias });
     return inserted;
   };
   const inserted = v.pixel_ids?.length ? await withTransaction(ctx, (tx) => write(tx.db)) : await write(ctx.db);

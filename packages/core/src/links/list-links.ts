@@ -1,24 +1,35 @@
-import { and, asc, count, desc, eq, exists, ilike, sql } from "drizzle-orm";
+import { and, count, eq, exists, sql } from "drizzle-orm";
 import { linkCounts, linkPixels, links } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import type { Page } from "../shared/pagination.ts";
 import { offsetOf } from "../shared/pagination.ts";
-import { escapeLike } from "../shared/sql.ts";
 import { parseInput } from "../shared/validation.ts";
-import { loadLinks, type Link } from "./load-links.ts";
+import { linkOrder, loadLinkPage, loadLinks, type Link } from "./load-links.ts";
 import { ListLinksInput, type ListLinksInput as ListInput } from "./schemas.ts";
+import { searchCondition } from "./search.ts";
 import { linkStatusSql } from "./status.ts";
-
-const SORT_COLUMNS = { id: links.id, clicks: links.clicks, title: links.title, alias: links.alias, url: links.url } as const;
-const SEARCH_COLUMNS = { title: links.title, alias: links.alias, url: links.url } as const;
 
 /** CONTRACT §5: the caller's links, filtered, sorted with ties broken by id, one page at a time. */
 export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<Link>> {
   const p = parseInput(ListLinksInput, input ?? {});
   const now = ctx.now();
+  const userId = ctx.actor.userId;
+  const offset = offsetOf(p.page, p.per_page);
+  const isUnfiltered = !p.search && !p.status && !p.space_id && !p.domain_id && !p.pixel_id;
+  if (isUnfiltered) {
+    // All of a user's links: one prepared statement, the total from the trigger-kept counter.
+    const data = await loadLinkPage(ctx.db, now, { userId, sortBy: p.sort_by, sort: p.sort, limit: p.per_page, offset });
+    // A page past the end has no row to carry the total: read the counter separately (rare).
+    const total =
+      data.total ??
+      Number(
+        (await ctx.db.select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)::int` }).from(linkCounts).where(eq(linkCounts.userId, userId)))[0]?.n ?? 0,
+      );
+    return { data: [...data], total, page: p.page, perPage: p.per_page };
+  }
   const where = and(
-    eq(links.userId, ctx.actor.userId),
-    p.search ? ilike(SEARCH_COLUMNS[p.search_by], `%${escapeLike(p.search)}%`) : undefined,
+    eq(links.userId, userId),
+    p.search ? await searchCondition(ctx.db, p.search_by, p.search) : undefined,
     p.status ? sql`${linkStatusSql(now)} = ${p.status}` : undefined,
     p.space_id ? eq(links.spaceId, p.space_id) : undefined,
     p.domain_id ? eq(links.domainId, p.domain_id) : undefined,
@@ -26,18 +37,8 @@ export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | u
       ? exists(ctx.db.select({ one: sql`1` }).from(linkPixels).where(and(eq(linkPixels.linkId, links.id), eq(linkPixels.pixelId, p.pixel_id))))
       : undefined,
   );
-  const order = p.sort === "asc" ? asc : desc;
-  const isUnfiltered = !p.search && !p.status && !p.space_id && !p.domain_id && !p.pixel_id;
-  const page = { where, orderBy: [order(SORT_COLUMNS[p.sort_by]), order(links.id)], limit: p.per_page, offset: offsetOf(p.page, p.per_page) };
-  if (isUnfiltered) {
-    // All of a user's links: the trigger-kept counter instead of counting them.
-    const [data, [counted]] = await Promise.all([
-      loadLinks(ctx.db, now, page),
-      ctx.db.select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)::int` }).from(linkCounts).where(eq(linkCounts.userId, ctx.actor.userId)),
-    ]);
-    return { data, total: Number(counted?.n ?? 0), page: p.page, perPage: p.per_page };
-  }
-  const data = await loadLinks(ctx.db, now, { ...page, withTotal: true });
+  // The size of the filtered set comes from the same scan as the page.
+  const data = await loadLinks(ctx.db, now, { where, orderBy: linkOrder(p.sort_by, p.sort), limit: p.per_page, offset, total: "window" });
   // A page past the end has no row to carry the total: count separately (rare).
   const total = data.total ?? (p.page > 1 ? ((await ctx.db.select({ n: count() }).from(links).where(where))[0]?.n ?? 0) : 0);
   return { data: [...data], total, page: p.page, perPage: p.per_page };

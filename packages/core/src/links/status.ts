@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import { links } from "@shortener/db";
 
 /** CONTRACT §6. 1 Active, 2 Expired, 3 Disabled. */
@@ -20,9 +20,10 @@ export function linkStatus(link: StatusFields, now: Date): LinkStatus {
 
 /**
  * The same rule as `linkStatus`, as SQL, for the `status` field and the `status` filter of lists. A test
- * runs both over the same table of cases on both databases.
+ * runs both over the same table of cases on both databases. `now` may be a placeholder (an ISO string) of a
+ * prepared statement.
  */
-export function linkStatusSql(now: Date): SQL<number> {
-  const at = now.toISOString();
+export function linkStatusSql(now: Date | Placeholder): SQL<number> {
+  const at = now instanceof Date ? now.toISOString() : now;
   return sql<number>`(case when ${links.disabled} then 3 when (${links.endsAt} is not null and ${links.endsAt} <= ${at}::timestamptz) or (${links.expirationClicks} > 0 and ${links.clicks} >= ${links.expirationClicks}) then 2 else 1 end)::int`;
 }

@@ -1,9 +1,13 @@
-import { and, eq, inArray, ne } from "drizzle-orm";
+import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
 import { domains, links, pixels, spaces, type Db, type TargetEntry } from "@shortener/db";
 import { domainColumns, type Domain } from "../domains/domains.ts";
-import { checkNoLoops } from "../domains/served.ts";
+import { hostCandidates } from "../domains/find-domain-by-host.ts";
+import { addLoopErrors, checkNoLoops } from "../domains/served.ts";
 import { pixelColumns, type Pixel } from "../pixels/pixels.ts";
 import type { FieldErrors } from "../errors.ts";
+import { preparedFor } from "../shared/prepared.ts";
+import { pgArray } from "../shared/sql.ts";
+import { hostOf } from "../shared/url.ts";
 import { addError } from "../shared/validation.ts";
 import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "./schemas.ts";
 
@@ -75,7 +79,13 @@ export function destinations(values: {
 /** What the reference checks found: the rows a new link's answer needs, so it is not read back. */
 export type References = { domain?: Domain; space?: { id: number; name: string; color: number }; pixels: Pixel[] };
 
-/** The checks against the database, all at once: ownership of domain, space and pixels; loops; alias. */
+const ph = { id: sql.placeholder("id"), userId: sql.placeholder("userId"), names: sql.placeholder("names") };
+
+/**
+ * The checks against the database, all at once: ownership of domain, space and pixels; loops; alias.
+ * The domain's ownership and the loop check are one prepared statement (the domains that are either
+ * the caller's chosen one or served under a destination's host), the other checks run beside it.
+ */
 export async function checkReferences(
   db: Db,
   userId: number,
@@ -89,31 +99,43 @@ export async function checkReferences(
   errors: FieldErrors,
 ): Promise<References> {
   const found: References = { pixels: [] };
-  const checks: Array<Promise<void>> = [checkNoLoops(db, refs.urls, errors)];
+  const checks: Array<Promise<void>> = [];
   if (refs.domainId !== undefined) {
     const domainId = refs.domainId;
-    checks.push(
+    const names = [...new Set(refs.urls.flatMap(({ url }) => hostCandidates(hostOf(url))))];
+    const query = preparedFor(db, "domains_owned_or_served", () =>
       db
-        .select(domainColumns)
+        .select({ ...domainColumns, userId: domains.userId })
         .from(domains)
-        .where(and(eq(domains.id, domainId), eq(domains.userId, userId)))
-        .then(([row]) => {
-          if (row) found.domain = row;
-          else addError(errors, "domain_id", "The selected domain id is invalid.");
-        }),
+        .where(or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), sql`${domains.name} = any(${ph.names}::text[])`)),
     );
+    checks.push(
+      query.execute({ id: domainId, userId, names: pgArray(names) }).then((rows) => {
+        const owned = rows.find((r) => r.id === domainId && r.userId === userId);
+        if (owned) {
+          const { userId: _owner, ...domain } = owned;
+          found.domain = domain;
+        } else addError(errors, "domain_id", "The selected domain id is invalid.");
+        const served = new Set(rows.filter((r) => names.includes(r.name)).map((r) => r.name));
+        addLoopErrors(refs.urls, served, errors);
+      }),
+    );
+  } else {
+    checks.push(checkNoLoops(db, refs.urls, errors));
   }
   if (refs.spaceId) {
     const spaceId = refs.spaceId;
-    checks.push(
+    const query = preparedFor(db, "spaces_owned", () =>
       db
         .select({ id: spaces.id, name: spaces.name, color: spaces.color })
         .from(spaces)
-        .where(and(eq(spaces.id, spaceId), eq(spaces.userId, userId)))
-        .then(([row]) => {
-          if (row) found.space = row;
-          else addError(errors, "space_id", "The selected space id is invalid.");
-        }),
+        .where(and(eq(spaces.id, ph.id), eq(spaces.userId, ph.userId))),
+    );
+    checks.push(
+      query.execute({ id: spaceId, userId }).then(([row]) => {
+        if (row) found.space = row;
+        else addError(errors, "space_id", "The selected space id is invalid.");
+      }),
     );
   }
   if (refs.pixelIds?.length) {

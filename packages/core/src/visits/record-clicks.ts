@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db, RollupDimension } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
+import { pgArray } from "../shared/sql.ts";
 
 /** One visit sent on to a destination. `counted`: its link's counter was already raised (click-limited links). */
 export type Click = {
@@ -169,22 +170,4 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   });
 }
 
-/**
- * A Postgres array literal, passed as one text parameter: both drivers send it the same way, and the
- * query casts it. Elements are quoted and escaped; null stays NULL.
- */
-export function pgArray(values: ReadonlyArray<string | number | null>): string {
-  let out = "{";
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as string | number | null;
-    if (i > 0) out += ",";
-    if (v === null) out += "NULL";
-    else if (typeof v === "number") out += String(v);
-    else out += `"${NEEDS_ESCAPE.test(v) ? v.replace(ESCAPED, "\\$&") : v}"`;
-  }
-  return `${out}}`;
-}
-
-const NEEDS_ESCAPE = /["\\]/;
-const ESCAPED = /["\\]/g;
-
+export { pgArray };

@@ -153,11 +153,12 @@ export const links = pgTable(
     index("links_user_id_alias_id_idx").on(t.userId, t.alias, t.id),
     index("links_user_id_url_id_idx").on(t.userId, t.url, t.id),
     index("links_user_id_title_id_idx").on(t.userId, t.title, t.id),
-    index("links_domain_id_idx").on(t.domainId),
-    index("links_space_id_idx").on(t.spaceId),
+    // By domain: the unique (domain_id, alias) index serves it. Most links have no space and no title:
+    // those indexes leave them out (a filter or search on them implies a value). docs/adr/0012.
+    index("links_space_id_idx").on(t.spaceId).where(sql`${t.spaceId} is not null`),
     index("links_alias_trgm_idx").using("gin", sql`${t.alias} gin_trgm_ops`),
     index("links_url_trgm_idx").using("gin", sql`${t.url} gin_trgm_ops`),
-    index("links_title_trgm_idx").using("gin", sql`${t.title} gin_trgm_ops`),
+    index("links_title_trgm_idx").using("gin", sql`${t.title} gin_trgm_ops`).where(sql`${t.title} is not null`),
   ],
 );
 
