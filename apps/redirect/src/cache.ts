@@ -1,17 +1,24 @@
 import { LRUCache } from "lru-cache";
-import { CHANGES_CHANNEL, findDomainByHost, findLinkForVisit, type Change, type ServedDomain, type VisitLink } from "@shortener/core";
+import { CHANGES_CHANNEL, findDomainByHost, findLinkForVisit, onLocalChange, type Change, type ServedDomain, type VisitLink } from "@shortener/core";
 import type { Database } from "@shortener/db";
 
-export type CacheOptions = { maxLinks: number; ttlMs: number };
-export const DEFAULT_CACHE: CacheOptions = { maxLinks: 100_000, ttlMs: 30_000 };
+/**
+ * `ttlMs`: how long a found link or domain stays cached (changes are announced, so this is only a safety
+ * net). `missTtlMs`: how long "no such link" stays cached. Creating a link announces nothing (a notifying
+ * commit is serialised in PostgreSQL, which capped creates at ~1,300/s): a new link shows once its cached
+ * miss expires, so this must stay under CONTRACT §7.12's one second.
+ */
+export type CacheOptions = { maxLinks: number; ttlMs: number; missTtlMs: number };
+export const DEFAULT_CACHE: CacheOptions = { maxLinks: 100_000, ttlMs: 30_000, missTtlMs: 900 };
 
 /** A cached lookup: the value, or null for "known not to exist" (cached too, so misses stay cheap). */
 type Entry<T> = { value: T | null };
 
 /**
- * Resolved domains and links in memory (bounded LRU). Every change made through the API is announced on
- * a Postgres NOTIFY channel (CONTRACT §7.12); each process drops what changed when it hears of it. The
- * TTL is a safety net for a notification lost while the listening connection was down.
+ * Resolved domains and links in memory (bounded LRU). Every change made through the API to something
+ * that exists is announced on a Postgres NOTIFY channel (CONTRACT §7.12); each process drops what
+ * changed when it hears of it. The TTL is a safety net for a notification lost while the listening
+ * connection was down. A link's creation is not announced: misses are cached for under a second.
  */
 export function createResolver(database: Database, now: () => Date, options: CacheOptions = DEFAULT_CACHE) {
   const sys = { db: database.db, now };
@@ -20,13 +27,17 @@ export function createResolver(database: Database, now: () => Date, options: Cac
   const pendingLinks = new Map<string, Promise<VisitLink | null>>();
   let generation = 0;
 
-  function onChange(payload: string): void {
+  function onNotification(payload: string): void {
     let change: Change;
     try {
       change = JSON.parse(payload) as Change;
     } catch {
       return;
     }
+    onChange(change);
+  }
+
+  function onChange(change: Change): void {
     if (change.kind === "link") {
       links.delete(`${change.domainId}/${change.alias}`);
     } else if (change.kind === "domain") {
@@ -38,10 +49,13 @@ export function createResolver(database: Database, now: () => Date, options: Cac
   }
 
   let unlisten: (() => Promise<void>) | undefined;
+  let offLocal: (() => void) | undefined;
 
   return {
     async start(): Promise<void> {
-      unlisten = await database.listen(CHANGES_CHANNEL, onChange);
+      unlisten = await database.listen(CHANGES_CHANNEL, onNotification);
+      // Changes made in this process (a create, which is not announced) count at once.
+      offLocal = onLocalChange(onChange);
     },
     /** The domain a Host names: from memory (synchronously) or one read. */
     domain(host: string): Promise<ServedDomain | null> | ServedDomain | null {
@@ -65,7 +79,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
         pending = findLinkForVisit(sys, domainId, alias).then(
           (value) => {
             pendingLinks.delete(key);
-            if (seen === generation) links.set(key, { value });
+            if (seen === generation) links.set(key, { value }, value ? undefined : { ttl: options.missTtlMs });
             return value;
           },
           (error: unknown) => {
@@ -82,6 +96,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       link.clicks = Math.max(link.clicks, link.expirationClicks);
     },
     async stop(): Promise<void> {
+      offLocal?.();
       await unlisten?.();
     },
   };

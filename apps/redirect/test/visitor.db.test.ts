@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import { updateDomain, updateLink } from "@shortener/core";
-import { openTestDb } from "@shortener/core/testing";
+import { createLink, updateDomain, updateLink } from "@shortener/core";
+import { openTestDb, unique } from "@shortener/core/testing";
 import { clicks, links, pixels as pixelsTable, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IPHONE, createSite, startVisitor, type Site, type Visitor } from "./helpers.ts";
@@ -249,6 +249,29 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
     await updateDomain({ ctx: withIndex.user.ctx, id: withIndex.domainId, input: { index_page: "https://new-home.example/" } });
     await new Promise((r) => setTimeout(r, 300));
     expect((await visitor.visit("/", { host: withIndex.host })).headers.location).toBe("https://new-home.example/");
+  });
+
+  it("12b. a link created by another process shows within 1 second, though its miss was cached", async () => {
+    const alias = unique("later");
+    expect((await visitor.visit(`/${alias}`, { host: site.host })).status).toBe(404);
+    expect((await visitor.visit(`/${alias}`, { host: site.host })).status).toBe(404);
+    // Written straight to the database, as another process's API would: nothing in this process hears of it.
+    await database.db.insert(links).values({ userId: site.user.id, domainId: site.domainId, alias, url: "https://created-elsewhere.example/" });
+    const started = Date.now();
+    let location: unknown;
+    while (Date.now() - started < 1000) {
+      location = (await visitor.visit(`/${alias}`, { host: site.host })).headers.location;
+      if (location) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(location).toBe("https://created-elsewhere.example/");
+  });
+
+  it("12c. a link created through core in this process shows at once", async () => {
+    const alias = unique("now");
+    expect((await visitor.visit(`/${alias}`, { host: site.host })).status).toBe(404);
+    await createLink({ ctx: site.user.ctx, input: { url: "https://created-here.example/", domain_id: site.domainId, alias } });
+    expect((await visitor.visit(`/${alias}`, { host: site.host })).headers.location).toBe("https://created-here.example/");
   });
 
   it("serves only GET, HEAD, and POST to password links", async () => {

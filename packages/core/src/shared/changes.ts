@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "@shortener/db";
 
 /** The NOTIFY channel on which every change that a process may cache is announced. */
@@ -24,16 +24,7 @@ export async function notifyChange(db: Db, change: Change): Promise<void> {
   emitLocalChange(change);
 }
 
-/**
- * `notifyChange` for a link, as an expression of the statement that writes the row (e.g. in its
- * `RETURNING`): one statement, one transaction. The caller emits the local change with
- * `emitLocalChange` once the statement has run.
- */
-export function notifyLinkSql(row: { id: SQLWrapper; domainId: SQLWrapper; alias: SQLWrapper }): SQL<string> {
-  return sql<string>`pg_notify(${CHANGES_CHANNEL}, json_build_object('kind', 'link', 'id', ${row.id}, 'domainId', ${row.domainId}, 'alias', ${row.alias})::text)::text`;
-}
-
-/** Tells this process's listeners about a change that was announced in SQL (`notifyLinkSql`). */
+/** Tells this process's listeners about a change without announcing it to other processes. */
 export function emitLocalChange(change: Change): void {
   local.emit("change", change);
 }
