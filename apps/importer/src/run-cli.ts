@@ -255,7 +255,7 @@ async function sha256File(file: string): Promise<string> {
 /** The file as a stream, counting the bytes that went through (the progress bar's position). */
 function countingStream(file: string, onBytes: (n: number) => void) {
   let bytes = 0;
-  const stream = createReadStream(file, { highWaterMark: 256 * 1024 }).pipe(
+  const stream = createReadStream(file, { highWaterMark: 64 * 1024 }).pipe(
     new PassThrough({
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;

@@ -121,11 +121,21 @@ export async function failStaleUploads(ctx: SystemCtx, startedBefore: Date): Pro
 
 type PreparedBatch = { rows: WritableRow[]; rejected: RowError[]; rejectedRows: number; lastLine: number };
 
+/** Rows checked between two turns of the event loop (~5 ms of work). */
+const CHECK_SLICE = 500;
+
+/** A turn for the event loop: I/O callbacks (the previous batch's answers) run before more CPU work. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 async function prepareBatch(raw: readonly ImportRow[], scope: ImportScope, now: Date): Promise<PreparedBatch> {
   const checked: CheckedRow[] = [];
   const rejected: RowError[] = [];
   let rejectedRows = 0;
-  for (const row of raw) {
+  for (let i = 0; i < raw.length; i++) {
+    // The batch being written needs this thread for each of its round trips (BEGIN, INSERT, …,
+    // COMMIT): checking 5,000 rows in one go would leave the database idle meanwhile.
+    if (i > 0 && i % CHECK_SLICE === 0) await yieldToEventLoop();
+    const row = raw[i] as ImportRow;
     const result = checkImportRow(row, scope, now);
     if (result.ok) checked.push(result.row);
     else {
@@ -193,7 +203,7 @@ export async function runImport({
     inflight.catch(() => {}); // awaited before the next batch or at the end; never left unhandled
     // PGlite runs each statement synchronously on this thread, and a chain of resolved promises never
     // lets the event loop poll: give it a turn per batch, or an embedded server stops answering.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
   };
 
   let batch: ImportRow[] = [];
