@@ -41,7 +41,7 @@ The database is DATABASE_URL, else the embedded one in DATA_DIR (default ./.data
 Row errors go to <file.csv>.errors.csv. Exit status: 0 done (even with row errors), 1 failed, 2 usage.`;
 
 /** The embedded database's settings for a CLI import (docs/adr/0013-import-memory-and-storage.md). */
-export const PGLITE_CLI_SETTINGS = { shared_buffers: "16MB" } as const;
+export const PGLITE_CLI_SETTINGS = { shared_buffers: "48MB" } as const;
 
 export type CliIo = {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
