@@ -120,7 +120,13 @@ async function startServer(env: Record<string, string>): Promise<Server> {
 }
 
 async function api<T>(base: string, path: string, init: RequestInit = {}): Promise<T> {
-  const res = await fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.headers ?? {}) } });
+  let res = await fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.headers ?? {}) } });
+  // The API's rate limit (120 requests a minute a key) applies to polling too: wait as told, then ask again.
+  while (res.status === 429 && init.method === undefined) {
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get("retry-after") ?? 1)));
+    res = await fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(init.headers ?? {}) } });
+  }
   const body = (await res.json()) as T;
   if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
   return body;
@@ -189,7 +195,7 @@ async function main(): Promise<void> {
           const current = await api<{ data: { status: string; processed_rows: number; failure_reason: string | null } }>(server.base, `/api/v1/imports/${created.data.id}`);
           if (current.data.status === "completed") return current.data;
           if (current.data.status === "failed") throw new Error(`API job failed: ${current.data.failure_reason}`);
-          await new Promise((r) => setTimeout(r, 250));
+          await new Promise((r) => setTimeout(r, 500)); // 120 polls a minute at most: the API's rate limit
         }
       });
       if (job.value.processed_rows !== ROWS) throw new Error(`API job processed ${job.value.processed_rows} rows`);

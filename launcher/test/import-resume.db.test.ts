@@ -163,7 +163,7 @@ describe("a worker killed mid-job", () => {
 
     await withDb(async (database) => {
       const [job] = await database.db.select().from(importJobs).where(eq(importJobs.id, jobId));
-      expect(job).toMatchObject({ status: "completed", processedRows: ROWS, createdRows: ROWS - BAD_ROWS, failedRows: BAD_ROWS, skippedRows: 0, source: null });
+      expect(job).toMatchObject({ status: "completed", processedRows: ROWS, createdRows: ROWS - BAD_ROWS, failedRows: BAD_ROWS, skippedRows: 0, hasSource: false });
       const rows = await database.db.select({ key: links.importKey, alias: links.alias, url: links.url }).from(links).where(eq(links.userId, userId));
       expect(rows).toHaveLength(ROWS - BAD_ROWS);
       const keys = new Set(rows.map((r) => r.key));

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importErrors, importJobs } from "@shortener/db";
-import { claimImport, completeImport, runImport, type ImportRow } from "@shortener/core";
+import { claimImport, completeImport, runImport, streamImportSource, type ImportRow } from "@shortener/core";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
 let api: TestApi;
@@ -62,8 +62,9 @@ describe("POST /api/v1/imports", () => {
       status: 202,
     });
     expect(queued).toContain(res.body.data.id);
-    const [stored] = await api.database.db.select({ source: importJobs.source }).from(importJobs).where(eq(importJobs.id, res.body.data.id));
-    expect(stored?.source).toBe(CSV);
+    let stored = "";
+    for await (const part of streamImportSource({ db: api.database.db, now: () => new Date() }, res.body.data.id)) stored += part;
+    expect(stored).toBe(CSV);
   });
 
   it("takes a multipart upload with the file and the default domain as fields", async () => {

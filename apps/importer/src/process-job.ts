@@ -39,7 +39,7 @@ export function describeFileError(error: unknown): string | undefined {
 }
 
 /**
- * The stored file's slices (8 MiB each) cut into ~64 KiB pieces: the CSV parser turns a whole chunk into
+ * The stored file's parts (1 MiB each) cut into ~64 KiB pieces: the CSV parser turns a whole chunk into
  * records before it can pause, so a big chunk would be ~100,000 records in memory at once. A piece never
  * ends between the two halves of a surrogate pair (an emoji would turn into U+FFFD).
  */
@@ -59,7 +59,7 @@ export type JobResult = { outcome: "completed" | "stopped" | "failed" | "gone"; 
 
 /**
  * Runs (or resumes) one job whose file is stored in the database: claim it, stream the file from the
- * database a slice at a time and its rows from the checkpoint on, complete it. The caller holds the job's lock. A malformed file fails the job; any
+ * database a part at a time and its rows from the checkpoint on, complete it. The caller holds the job's lock. A malformed file fails the job; any
  * other error (the database went away) is thrown and the job stays resumable.
  */
 export async function processStoredJob(ctx: SystemCtx, jobId: number, options: RunImportOptions): Promise<JobResult> {

@@ -40,6 +40,9 @@ Imports a CSV of links (docs/importing.md) straight into the database as <email>
 The database is DATABASE_URL, else the embedded one in DATA_DIR (default ./.data), as for pnpm start.
 Row errors go to <file.csv>.errors.csv. Exit status: 0 done (even with row errors), 1 failed, 2 usage.`;
 
+/** The embedded database's settings for a CLI import (docs/adr/0013-import-memory-and-storage.md). */
+export const PGLITE_CLI_SETTINGS = { shared_buffers: "48MB" } as const;
+
 export type CliIo = {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
@@ -88,7 +91,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       } catch (error) {
         throw new CliError(`${(error as Error).message} (the embedded database is one process at a time: stop the service, or import through the API).`);
       }
-      database = await openDb({ dataDir });
+      // A small buffer pool: PGlite's 128 MB default is resident memory in its WebAssembly heap, and an
+      // import gains nothing measurable from it (the operating system caches the files anyway).
+      database = await openDb({ dataDir, pgliteSettings: PGLITE_CLI_SETTINGS });
     }
     await migrate(database);
     const sys = { db: database.db, now: () => new Date() };
@@ -255,7 +260,7 @@ async function sha256File(file: string): Promise<string> {
 /** The file as a stream, counting the bytes that went through (the progress bar's position). */
 function countingStream(file: string, onBytes: (n: number) => void) {
   let bytes = 0;
-  const stream = createReadStream(file, { highWaterMark: 256 * 1024 }).pipe(
+  const stream = createReadStream(file, { highWaterMark: 64 * 1024 }).pipe(
     new PassThrough({
       transform(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;

@@ -34,6 +34,21 @@ describe("readCsvRows", () => {
     expect(result.map((r) => r.line)).toEqual([2, 5, 9]);
   });
 
+  it("ignores cells beyond the header, but still counts their line breaks", async () => {
+    const result = await rows('url,title\nhttps://a.test,a,"extra\ncell"\nhttps://b.test,b\n');
+    expect(result).toEqual([
+      { line: 2, fields: { url: "https://a.test", title: "a" } },
+      { line: 4, fields: { url: "https://b.test", title: "b" } },
+    ]);
+  });
+
+  it("takes the last of two columns with one name, and leaves out the columns a short row lacks", async () => {
+    expect(await rows("url,title,TITLE\nhttps://a.test,first,second\nhttps://b.test\n")).toEqual([
+      { line: 2, fields: { url: "https://a.test", title: "second" } },
+      { line: 3, fields: { url: "https://b.test" } },
+    ]);
+  });
+
   it("reports malformed quoting as a CsvFormatError with its line", async () => {
     await expect(rows('url,title\nhttps://a.test,"open\n')).rejects.toBeInstanceOf(CsvFormatError);
   });

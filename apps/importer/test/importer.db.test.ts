@@ -1,6 +1,6 @@
 import { eq, like, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importJobs, links, type Database } from "@shortener/db";
+import { importJobs, importSourceParts, links, type Database } from "@shortener/db";
 import { createDomain, createImport, getImport } from "@shortener/core";
 import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
 import { createImporter, type Importer } from "../src/index.ts";
@@ -79,8 +79,9 @@ describe("the import worker", () => {
       three: '=HYPERLINK("http://evil.example","x")',
       random: "no alias",
     });
-    const [stored] = await database.db.select({ source: importJobs.source, checkpoint: importJobs.checkpointLine }).from(importJobs).where(eq(importJobs.id, job.id));
-    expect(stored).toEqual({ source: null, checkpoint: 12 });
+    const [stored] = await database.db.select({ hasSource: importJobs.hasSource, checkpoint: importJobs.checkpointLine }).from(importJobs).where(eq(importJobs.id, job.id));
+    expect(stored).toEqual({ hasSource: false, checkpoint: 12 });
+    expect(await database.db.select().from(importSourceParts).where(eq(importSourceParts.jobId, job.id))).toEqual([]);
   });
 
   it("fails a job whose file has no url column, or is not valid CSV, with the reason", async () => {

@@ -1,6 +1,6 @@
 import { eq, like, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importErrors, importJobs, linkPixels, links, type Database } from "@shortener/db";
+import { importErrors, importJobs, importSourceParts, linkPixels, links, type Database } from "@shortener/db";
 import {
   checkImport,
   claimImport,
@@ -23,6 +23,7 @@ import {
   type RowError,
 } from "@shortener/core";
 import { createTestUser, openTestDb, unique, type TestUser } from "@shortener/core/testing";
+import { cutSourceText } from "../src/imports/create-import.ts";
 
 let database: Database;
 beforeAll(async () => {
@@ -200,7 +201,7 @@ describe("import jobs", () => {
     expect((await listImports({ ctx: user.ctx, input: {} })).total).toBe(1);
   });
 
-  it("stores a large file in parts, ready for workers only once whole, and reads it back a slice at a time", async () => {
+  it("stores a large file in parts, ready for workers only once whole, and reads it back a part at a time", async () => {
     const { user, domain } = await owner();
     const text = `url,title\n${Array.from({ length: 50 }, (_, i) => `https://p.example/${i},é😀ü${i}`).join("\n")}\n`;
     let release: () => void = () => {};
@@ -222,10 +223,27 @@ describe("import jobs", () => {
     expect(await findImportsToResume(sys(), { queuedBefore: new Date(Date.now() + 60_000) })).not.toContain(pending);
     release();
     const { job } = await creating;
-    let read = "";
-    for await (const slice of streamImportSource(sys(), job.id, 7)) read += slice;
-    expect(read).toBe(text);
+    const read: string[] = [];
+    for await (const part of streamImportSource(sys(), job.id)) read.push(part);
+    expect(read).toEqual([text.slice(0, 100), text.slice(100)]);
     expect((await claimImport(sys(), job.id))?.hasSource).toBe(true);
+
+    // Finished: the file's parts are dropped with it.
+    await completeImport(sys(), job.id);
+    expect(await database.db.select().from(importSourceParts).where(eq(importSourceParts.jobId, job.id))).toEqual([]);
+    expect(await findImportsToResume(sys(), { queuedBefore: new Date(Date.now() + 60_000) })).not.toContain(job.id);
+  });
+
+  it("cuts a long text into even parts, never between the halves of a surrogate pair", () => {
+    expect(cutSourceText("abcdefghij", 4)).toEqual(["abcd", "efgh", "ij"]);
+    expect(cutSourceText("abcdefghi", 8)).toEqual(["abcde", "fghi"]);
+    expect(cutSourceText("a😀b😀", 2)).toEqual(["a\ud83d\ude00", "b\ud83d\ude00"]);
+    expect(cutSourceText("", 4)).toEqual([]);
+    const emoji = "😀".repeat(1000);
+    const pieces = cutSourceText(emoji, 333);
+    expect(pieces.join("")).toBe(emoji);
+    // No piece starts with the low half of a pair or ends with a high half.
+    for (const piece of pieces) expect(/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(piece)).toBe(false);
   });
 
   it("deletes the job when its upload fails part way, and fails uploads abandoned by a dead server", async () => {
@@ -237,10 +255,12 @@ describe("import jobs", () => {
     await expect(createImport({ ctx: user.ctx, input: { total_rows: 1 }, sourceParts: parts })).rejects.toThrow("client went away");
     expect(await database.db.select().from(importJobs).where(eq(importJobs.userId, user.id))).toEqual([]);
 
-    const [stale] = await database.db.insert(importJobs).values({ userId: user.id, source: "url\n", checkpointLine: 0, createdAt: new Date(Date.now() - 7 * 3600_000) }).returning();
+    const [stale] = await database.db.insert(importJobs).values({ userId: user.id, hasSource: true, checkpointLine: 0, createdAt: new Date(Date.now() - 7 * 3600_000) }).returning();
+    await database.db.insert(importSourceParts).values({ jobId: stale?.id ?? 0, part: 0, content: "url\n" });
     expect(await failStaleUploads(sys(), new Date(Date.now() - 6 * 3600_000))).toBeGreaterThanOrEqual(1);
     const [after] = await database.db.select().from(importJobs).where(eq(importJobs.id, stale?.id ?? 0));
-    expect(after).toMatchObject({ status: "failed", source: null, failureMessage: "The upload was interrupted before the whole file was received." });
+    expect(after).toMatchObject({ status: "failed", hasSource: false, failureMessage: "The upload was interrupted before the whole file was received." });
+    expect(await database.db.select().from(importSourceParts).where(eq(importSourceParts.jobId, stale?.id ?? 0))).toEqual([]);
   });
 
   it("refuses a default domain that is not the caller's", async () => {

@@ -37,12 +37,21 @@ export type OpenDbOptions =
        */
       isAsyncCommit?: boolean;
     }
-  | { dataDir: string | undefined /* undefined: in memory */; loadDataDir?: Blob };
+  | {
+      dataDir: string | undefined /* undefined: in memory */;
+      loadDataDir?: Blob;
+      /**
+       * Postgres settings for this PGlite instance only (`-c name=value` at start; nothing is written
+       * to the data folder). The operator CLI passes a small `shared_buffers`: PGlite's default
+       * buffer pool (128 MB) is resident memory inside its WebAssembly heap.
+       */
+      pgliteSettings?: Readonly<Record<string, string>>;
+    };
 
 /** Opens Postgres through postgres.js when a URL is given, PGlite (embedded, in `dataDir` or memory) otherwise. */
 export async function openDb(options: OpenDbOptions): Promise<Database> {
   if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10, options.isAsyncCommit ?? false);
-  return openPglite(options.dataDir, options.loadDataDir);
+  return openPglite(options.dataDir, options.loadDataDir, options.pgliteSettings);
 }
 
 function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Database {
@@ -71,7 +80,7 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Da
   };
 }
 
-async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined): Promise<Database> {
+async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, settings: Readonly<Record<string, string>> = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // Loaded only when used: PGlite and its drizzle driver cost ~60 MB of memory a process on Postgres does not need.
   const [{ PGlite }, { pg_trgm }, { drizzle: drizzlePglite }] = await Promise.all([
@@ -79,7 +88,13 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     import("@electric-sql/pglite/contrib/pg_trgm"),
     import("drizzle-orm/pglite"),
   ]);
-  const pg = await PGlite.create({ dataDir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
+  const startParams = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+  const pg = await PGlite.create({
+    dataDir,
+    extensions: { pg_trgm },
+    ...(loadDataDir ? { loadDataDir } : {}),
+    ...(startParams.length ? { startParams: [...PGlite.defaultStartParams, ...startParams] } : {}),
+  });
   const db = drizzlePglite(pg, { schema, casing: "snake_case" }) as unknown as Db;
   return {
     db,

@@ -118,7 +118,8 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
             ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId as never } : {}),
             ...(typeof key === "string" && key !== "" ? { idempotency_key: key } : {}),
           },
-          sourceParts: readTextParts(path, SOURCE_PART_CHARS),
+          // Reads of 1 MiB: parts of up to SOURCE_PART_CHARS each, as createImport stores them.
+          sourceParts: readTextParts(path, SOURCE_PART_CHARS / 2),
         });
         if (!isNew) {
           const current = await getImport({ ctx, id: job.id });

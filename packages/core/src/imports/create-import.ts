@@ -1,12 +1,15 @@
-import { and, eq, sql } from "drizzle-orm";
-import { domains, importJobs } from "@shortener/db";
+import { and, eq } from "drizzle-orm";
+import { domains, importJobs, importSourceParts } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import { addError, parseFields, throwIfErrors } from "../shared/validation.ts";
 import { importJobColumns, type ImportJob } from "./import-job.ts";
 import { CreateImportShape, type CreateImportInput } from "./schemas.ts";
 
-/** A stored file too large to hold in memory is written in parts of at most this many characters. */
-export const SOURCE_PART_CHARS = 8 * 1024 * 1024;
+/**
+ * A stored file is kept in parts of at most this many characters (`import_source_parts`): written and
+ * read back one part at a time, a part is all either side holds (docs/adr/0013-import-memory-and-storage.md).
+ */
+export const SOURCE_PART_CHARS = 1024 * 1024;
 
 /**
  * Queues an import job (CONTRACT §12). With an idempotency key the caller has used before, nothing is
@@ -14,10 +17,10 @@ export const SOURCE_PART_CHARS = 8 * 1024 * 1024;
  * the operator CLI) and written by `runImport`.
  *
  * The file is `input.source`, or `sourceParts` for a large one (bounded memory: the API streams an
- * upload from disk): the job row is inserted not ready (`checkpoint_line` 0, which no worker takes),
- * each part appended, and the job made ready at the end; on any failure the row is deleted. Text that
- * Postgres cannot store (NUL) becomes U+FFFD, which the row check then reports, like any byte that was
- * not UTF-8.
+ * upload from disk). It is stored in parts: the job row is inserted not ready (`checkpoint_line` 0,
+ * which no worker takes), each part inserted, and the job made ready at the end; on any failure the
+ * row (and so its parts) is deleted. Text that Postgres cannot store (NUL) becomes U+FFFD, which the
+ * row check then reports, like any byte that was not UTF-8.
  */
 export async function createImport({
   ctx,
@@ -41,6 +44,7 @@ export async function createImport({
   throwIfErrors(errors);
 
   const now = ctx.now();
+  const parts = sourceParts ?? (v.source === undefined ? undefined : [v.source]);
   const [row] = await ctx.db
     .insert(importJobs)
     .values({
@@ -48,9 +52,9 @@ export async function createImport({
       status: "queued",
       idempotencyKey: v.idempotency_key ?? null,
       defaultDomainId: v.domain_id ?? null,
-      source: sourceParts ? "" : v.source === undefined ? null : storable(v.source),
+      hasSource: parts !== undefined,
       totalRows: v.total_rows ?? 0,
-      checkpointLine: sourceParts ? 0 : 1,
+      checkpointLine: parts ? 0 : 1,
       createdAt: now,
     })
     .onConflictDoNothing({ target: [importJobs.userId, importJobs.idempotencyKey] })
@@ -61,14 +65,12 @@ export async function createImport({
     if (!earlier) throw new Error("import job insert returned no row");
     return { job: earlier, isNew: false };
   }
-  if (sourceParts) {
+  if (parts) {
     try {
-      for await (const part of sourceParts) {
-        for (let i = 0; i < part.length; i += SOURCE_PART_CHARS) {
-          await ctx.db
-            .update(importJobs)
-            .set({ source: sql`${importJobs.source} || ${storable(part.slice(i, i + SOURCE_PART_CHARS))}` })
-            .where(eq(importJobs.id, row.id));
+      let part = 0;
+      for await (const text of parts) {
+        for (const content of cutSourceText(text, SOURCE_PART_CHARS)) {
+          await ctx.db.insert(importSourceParts).values({ jobId: row.id, part: part++, content: storable(content) });
         }
       }
       await ctx.db.update(importJobs).set({ checkpointLine: 1 }).where(eq(importJobs.id, row.id));
@@ -78,6 +80,24 @@ export async function createImport({
     }
   }
   return { job: row, isNew: true };
+}
+
+/**
+ * A text in pieces of at most `maxChars` (one more where a piece would end between the two halves of a
+ * surrogate pair, so each piece is valid text on its own), of even length: never a full piece and a
+ * sliver.
+ */
+export function cutSourceText(text: string, maxChars: number): string[] {
+  const size = Math.ceil(text.length / Math.ceil(text.length / maxChars));
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    let end = Math.min(start + size, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  return pieces;
 }
 
 function storable(text: string): string {

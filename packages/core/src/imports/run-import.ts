@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
-import { importJobs, isForeignKeyViolation, queryRows } from "@shortener/db";
-import type { SystemCtx } from "../context.ts";
+import { importJobs, importSourceParts, isForeignKeyViolation, queryRows, type Db } from "@shortener/db";
+import { withTransaction, type SystemCtx } from "../context.ts";
 import { pgArray } from "../visits/record-clicks.ts";
 import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
@@ -41,7 +41,7 @@ export async function claimImport(ctx: SystemCtx, jobId: number): Promise<Claime
       userId: importJobs.userId,
       defaultDomainId: importJobs.defaultDomainId,
       checkpointLine: importJobs.checkpointLine,
-      hasSource: sql<boolean>`${importJobs.source} is not null`,
+      hasSource: importJobs.hasSource,
       totalRows: importJobs.totalRows,
       processedRows: importJobs.processedRows,
       createdRows: importJobs.createdRows,
@@ -52,40 +52,45 @@ export async function claimImport(ctx: SystemCtx, jobId: number): Promise<Claime
 }
 
 /**
- * A job's stored file, as text, a slice at a time (8 MiB of UTF-8 each by default): a worker never
- * holds the whole file. Slices are cut at byte offsets and decoded as a stream, so a character split
- * between two slices comes out whole.
+ * A job's stored file, as text, a part at a time (about 1 MiB each, in order): a worker never holds
+ * the whole file, and each part is one indexed read.
  */
-export async function* streamImportSource(ctx: SystemCtx, jobId: number, sliceBytes = 8 * 1024 * 1024): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8");
-  for (let offset = 1; ; offset += sliceBytes) {
-    const [row] = await queryRows<{ part: Uint8Array | null }>(
-      ctx.db,
-      sql`select substring(convert_to(source, 'UTF8') from ${offset}::int for ${sliceBytes}::int) as part from import_jobs where id = ${jobId}::int`,
-    );
-    const part = row?.part;
-    if (!part?.length) break;
-    yield decoder.decode(part, { stream: true });
-    if (part.length < sliceBytes) break;
+export async function* streamImportSource(ctx: SystemCtx, jobId: number): AsyncGenerator<string> {
+  for (let part = 0; ; part++) {
+    const [row] = await ctx.db
+      .select({ content: importSourceParts.content })
+      .from(importSourceParts)
+      .where(and(eq(importSourceParts.jobId, jobId), eq(importSourceParts.part, part)));
+    if (!row) return;
+    yield row.content;
   }
-  const rest = decoder.decode();
-  if (rest) yield rest;
+}
+
+/** A finished job's file is dropped: its parts, and the flag that says it is stored. */
+async function dropSource(db: Db, jobId: number): Promise<void> {
+  await db.delete(importSourceParts).where(eq(importSourceParts.jobId, jobId));
 }
 
 /** Every row is in: the job is completed, its stored file dropped, and `total_rows` set to what was read. */
 export async function completeImport(ctx: SystemCtx, jobId: number): Promise<void> {
-  await ctx.db
-    .update(importJobs)
-    .set({ status: "completed", finishedAt: ctx.now(), source: null, totalRows: sql`${importJobs.processedRows}` })
-    .where(eq(importJobs.id, jobId));
+  await withTransaction(ctx, async (tx) => {
+    await tx.db
+      .update(importJobs)
+      .set({ status: "completed", finishedAt: ctx.now(), hasSource: false, totalRows: sql`${importJobs.processedRows}` })
+      .where(eq(importJobs.id, jobId));
+    await dropSource(tx.db, jobId);
+  });
 }
 
 /** The file itself is unusable (malformed CSV, no url column): the job fails with a reason; rows already written stay. */
 export async function failImport(ctx: SystemCtx, jobId: number, reason: string): Promise<void> {
-  await ctx.db
-    .update(importJobs)
-    .set({ status: "failed", finishedAt: ctx.now(), source: null, failureMessage: reason })
-    .where(eq(importJobs.id, jobId));
+  await withTransaction(ctx, async (tx) => {
+    await tx.db
+      .update(importJobs)
+      .set({ status: "failed", finishedAt: ctx.now(), hasSource: false, failureMessage: reason })
+      .where(eq(importJobs.id, jobId));
+    await dropSource(tx.db, jobId);
+  });
 }
 
 /**
@@ -99,7 +104,7 @@ export async function findImportsToResume(ctx: SystemCtx, options: { queuedBefor
     .from(importJobs)
     .where(
       and(
-        sql`${importJobs.source} is not null`,
+        eq(importJobs.hasSource, true),
         gte(importJobs.checkpointLine, 1),
         or(eq(importJobs.status, "running"), and(eq(importJobs.status, "queued"), lt(importJobs.createdAt, options.queuedBefore))),
       ),
@@ -111,21 +116,34 @@ export async function findImportsToResume(ctx: SystemCtx, options: { queuedBefor
 
 /** Uploads that never finished (the process receiving them died) fail, and their partial file is dropped. */
 export async function failStaleUploads(ctx: SystemCtx, startedBefore: Date): Promise<number> {
-  const rows = await ctx.db
-    .update(importJobs)
-    .set({ status: "failed", source: null, finishedAt: ctx.now(), failureMessage: "The upload was interrupted before the whole file was received." })
-    .where(and(eq(importJobs.status, "queued"), eq(importJobs.checkpointLine, 0), lt(importJobs.createdAt, startedBefore)))
-    .returning({ id: importJobs.id });
-  return rows.length;
+  return withTransaction(ctx, async (tx) => {
+    const rows = await tx.db
+      .update(importJobs)
+      .set({ status: "failed", hasSource: false, finishedAt: ctx.now(), failureMessage: "The upload was interrupted before the whole file was received." })
+      .where(and(eq(importJobs.status, "queued"), eq(importJobs.checkpointLine, 0), lt(importJobs.createdAt, startedBefore)))
+      .returning({ id: importJobs.id });
+    for (const { id } of rows) await dropSource(tx.db, id);
+    return rows.length;
+  });
 }
 
 type PreparedBatch = { rows: WritableRow[]; rejected: RowError[]; rejectedRows: number; lastLine: number };
+
+/** Rows checked between two turns of the event loop (~5 ms of work). */
+const CHECK_SLICE = 500;
+
+/** A turn for the event loop: I/O callbacks (the previous batch's answers) run before more CPU work. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function prepareBatch(raw: readonly ImportRow[], scope: ImportScope, now: Date): Promise<PreparedBatch> {
   const checked: CheckedRow[] = [];
   const rejected: RowError[] = [];
   let rejectedRows = 0;
-  for (const row of raw) {
+  for (let i = 0; i < raw.length; i++) {
+    // The batch being written needs this thread for each of its round trips (BEGIN, INSERT, …,
+    // COMMIT): checking 5,000 rows in one go would leave the database idle meanwhile.
+    if (i > 0 && i % CHECK_SLICE === 0) await yieldToEventLoop();
+    const row = raw[i] as ImportRow;
     const result = checkImportRow(row, scope, now);
     if (result.ok) checked.push(result.row);
     else {
@@ -193,7 +211,7 @@ export async function runImport({
     inflight.catch(() => {}); // awaited before the next batch or at the end; never left unhandled
     // PGlite runs each statement synchronously on this thread, and a chain of resolved promises never
     // lets the event loop poll: give it a turn per batch, or an embedded server stops answering.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
   };
 
   let batch: ImportRow[] = [];

@@ -236,8 +236,11 @@ export const importJobs = pgTable(
     status: text({ enum: ["queued", "running", "completed", "failed"] }).notNull().default("queued"),
     idempotencyKey: text(),
     defaultDomainId: integer().references(() => domains.id, { onDelete: "set null" }),
-    /** The uploaded CSV, kept until the job finishes so a restarted worker can resume it. */
-    source: text(),
+    /**
+     * Whether the job's file is stored (in `import_source_parts`, in order), kept until the job
+     * finishes so a restarted worker can resume it. False for CLI jobs, which read their own file.
+     */
+    hasSource: boolean().notNull().default(false),
     totalRows: integer().notNull().default(0),
     processedRows: integer().notNull().default(0),
     createdRows: integer().notNull().default(0),
@@ -254,6 +257,23 @@ export const importJobs = pgTable(
     uniqueIndex("import_jobs_user_id_idempotency_key_key").on(t.userId, t.idempotencyKey),
     index("import_jobs_user_id_id_idx").on(t.userId, t.id),
   ],
+);
+
+/**
+ * A stored import file, in parts of about 1 MiB of text (docs/adr/0013-import-memory-and-storage.md):
+ * an upload is written a part at a time and a worker reads it back a part at a time, so neither holds
+ * the file, and neither rewrites or re-reads the whole of it per part.
+ */
+export const importSourceParts = pgTable(
+  "import_source_parts",
+  {
+    jobId: integer()
+      .notNull()
+      .references(() => importJobs.id, { onDelete: "cascade" }),
+    part: integer().notNull(),
+    content: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.part] })],
 );
 
 export const importErrors = pgTable(
