@@ -51,11 +51,14 @@ describe("a link's clicks go with it", () => {
   it("a batch written while its link is being deleted leaves no clicks behind", async () => {
     const { ids } = await linksWithClicks(1);
     const id = ids[0] ?? 0;
+    let deleted!: () => void;
+    const hasDeleted = new Promise<void>((ok) => (deleted = ok));
     const deleting = database.db.transaction(async (tx) => {
       await tx.delete(links).where(eq(links.id, id));
+      deleted();
       await sleep(300);
     });
-    await sleep(50);
+    await hasDeleted;
     await recordClicks(database.db, [click(id), click(id)]);
     await deleting;
     expect(await clickCount(ids)).toBe(0);
@@ -64,12 +67,15 @@ describe("a link's clicks go with it", () => {
   it("a link deleted while a batch for it is being written takes that batch's clicks too", async () => {
     const { ids } = await linksWithClicks(1);
     const id = ids[0] ?? 0;
+    let written!: () => void;
+    const hasWritten = new Promise<void>((ok) => (written = ok));
     const writing = database.db.transaction(async (tx) => {
       await tx.execute(sql`select id from links where id = ${id} for key share`);
       await tx.insert(clicks).values([{ linkId: id }, { linkId: id }]);
+      written();
       await sleep(300);
     });
-    await sleep(50);
+    await hasWritten;
     await database.db.delete(links).where(eq(links.id, id));
     await writing;
     expect(await clickCount(ids)).toBe(0);
