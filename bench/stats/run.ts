@@ -159,21 +159,21 @@ async function measureWrites(server: RunningServer, sql: postgres.Sql, linkId: n
   return { with: percentile(samples.with, 50), without: percentile(samples.without, 50) };
 }
 
-/** The baseline: each series computed from the raw clicks (what a stats query costs without rollups). */
+/** The baseline: each series computed from the raw clicks (what a stats query costs without rollups; a row is `count` clicks). */
 function rawQuery(sql: postgres.Sql, name: Name, linkId: number, from: string, to: string): Promise<unknown> {
   const lower = `${from}T00:00:00Z`;
   const upper = new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS).toISOString();
   if (name === "clicks") {
-    return sql`select (created_at at time zone 'UTC')::date as day, count(*) from clicks
+    return sql`select (created_at at time zone 'UTC')::date as day, sum(count) from clicks
                where link_id = ${linkId} and created_at >= ${lower}::timestamptz and created_at < ${upper}::timestamptz group by 1`;
   }
   if (name === "clicks_hour") {
-    return sql`select date_trunc('hour', created_at at time zone 'UTC') as hour, count(*) from clicks
+    return sql`select date_trunc('hour', created_at at time zone 'UTC') as hour, sum(count) from clicks
                where link_id = ${linkId} and created_at >= ${lower}::timestamptz and created_at < ${upper}::timestamptz group by 1`;
   }
   const column = sql(name);
   return sql`select value, count from (
-               select coalesce(nullif(${column}, ''), 'Unknown') as value, count(*) as count from clicks
+               select coalesce(nullif(${column}, ''), 'Unknown') as value, sum(count) as count from clicks
                where link_id = ${linkId} and created_at >= ${lower}::timestamptz and created_at < ${upper}::timestamptz
                group by 1
              ) ranked order by count desc, value collate "C"`;

@@ -1,7 +1,8 @@
 import { freePort } from "@shortener/db/testing";
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { eq } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
+import type { Click } from "@shortener/core";
 import { openTestDb } from "@shortener/core/testing";
 import { testDriver } from "@shortener/db/testing";
 import { clicks, links, type Database } from "@shortener/db";
@@ -18,6 +19,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.close();
 });
+
+/** Clicks recorded for a link: a row stands for `count` identical ones. */
+async function clickCount(linkId: number): Promise<number> {
+  const [row] = await database.db.select({ n: sql<number>`coalesce(sum(${clicks.count}), 0)::int` }).from(clicks).where(eq(clicks.linkId, linkId));
+  return Number(row?.n);
+}
 
 /** Two visitor sides on one database: real processes on Postgres; two in-process apps on PGlite (single-process by nature). */
 type Side = { port: number; stop(): Promise<void> };
@@ -79,7 +86,7 @@ describe("clicks", () => {
     }
     const [row] = await database.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, link.id));
     expect(row?.clicks).toBe(25);
-    expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(25);
+    expect(await clickCount(link.id)).toBe(25);
   });
 
   it("no click is lost: K visits, a graceful stop, K clicks", async () => {
@@ -96,7 +103,7 @@ describe("clicks", () => {
     } finally {
       if (!stopped) await Promise.all([a.stop(), b.stop()]).catch(() => {});
     }
-    expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(K);
+    expect(await clickCount(link.id)).toBe(K);
     const [row] = await database.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, link.id));
     expect(row?.clicks).toBe(K);
   });
@@ -106,9 +113,9 @@ describe("clicks", () => {
     const link = await site.link();
     const side = await startVisitor(database, { clickBuffer: { flushMs: 600_000, maxBatch: 1_000_000, maxBuffered: 1_000_000 } });
     for (let i = 0; i < 30; i++) await side.visit(`/${link.alias}`, { host: site.host });
-    expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(0);
+    expect(await clickCount(link.id)).toBe(0);
     await side.close();
-    expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(30);
+    expect(await clickCount(link.id)).toBe(30);
   });
 
   it("a flush drains everything waiting, in chunks of maxBatch", async () => {
@@ -116,15 +123,73 @@ describe("clicks", () => {
     const link = await site.link();
     const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 100, maxBuffered: 1_000_000 });
     const at = new Date();
+    // 1050 different referrers: 1050 rows, written 100 at a time.
     for (let i = 0; i < 1050; i++) {
-      buffer.add({ linkId: link.id, at, country: null, platform: null, browser: null, device: "desktop", language: null, referrer: null, counted: false, rotation: null });
+      buffer.add({ linkId: link.id, at, country: null, platform: null, browser: null, device: "desktop", language: null, referrer: `r${i}.example`, counted: false, rotation: null });
     }
     await buffer.flush();
     expect(buffer.pending).toBe(0);
     expect(await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).toHaveLength(1050);
+    expect(await clickCount(link.id)).toBe(1050);
     const [row] = await database.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, link.id));
     expect(row?.clicks).toBe(1050);
     await buffer.close();
+  });
+
+  it("identical clicks share a row (same link, second and traits); any difference opens another", async () => {
+    const site = await createSite(database);
+    const link = await site.link();
+    const other = await site.link();
+    const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 1_000, maxBuffered: 1_000_000 });
+    const second = (Math.floor(Date.now() / 1000) - 60) * 1000;
+    const base: Click = { linkId: link.id, at: new Date(second + 100), country: "FR", platform: "Linux", browser: "Firefox", device: "desktop", language: "fr", referrer: "a.example", counted: false, rotation: null };
+    const visits: Click[] = [
+      base,
+      { ...base, at: new Date(second + 999) },
+      { ...base },
+      { ...base, at: new Date(second + 1000) },
+      { ...base, country: null },
+      { ...base, platform: null },
+      { ...base, browser: "Chrome" },
+      { ...base, device: "mobile" },
+      { ...base, language: null },
+      { ...base, referrer: null },
+      { ...base, referrer: "" },
+      // Two that a plain separator-joined key would confuse.
+      { ...base, browser: "A|B", device: "C" },
+      { ...base, browser: "A", device: "B|C" },
+      { ...base, counted: true },
+      { ...base, linkId: other.id },
+    ];
+    for (const visit of visits) buffer.add(visit);
+    expect(buffer.pending).toBe(15);
+    expect(buffer.pendingRows).toBe(13);
+    await buffer.close();
+
+    const rows = await database.db.select().from(clicks).where(inArray(clicks.linkId, [link.id, other.id])).orderBy(asc(clicks.createdAt));
+    expect(rows).toHaveLength(13);
+    expect(rows.reduce((n, r) => n + r.count, 0)).toBe(15);
+    const grouped = rows.filter((r) => r.count > 1);
+    expect(grouped).toHaveLength(1);
+    expect(grouped[0]).toMatchObject({ linkId: link.id, country: "FR", browser: "Firefox", referrer: "a.example", count: 3 });
+    expect(grouped[0]?.createdAt.getTime()).toBe(second + 100);
+    const [counter] = await database.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, link.id));
+    // The counted click had raised the counter already (a click-limited link's admission).
+    expect(counter?.clicks).toBe(13);
+    expect(await clickCount(other.id)).toBe(1);
+  });
+
+  it("a rotating link's rows all carry the index served last, whatever their order", async () => {
+    const site = await createSite(database);
+    const link = await site.link();
+    const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 1_000, maxBuffered: 1_000_000 });
+    const at = new Date();
+    const click = (rotation: number, referrer: string): Click => ({ linkId: link.id, at, country: null, platform: null, browser: null, device: "desktop", language: null, referrer, counted: false, rotation });
+    // Three rows; the first (referrer a) also holds the last visit, which was served index 0.
+    for (const [rotation, referrer] of [[1, "a"], [2, "b"], [1, "c"], [0, "a"]] as const) buffer.add(click(rotation, referrer));
+    await buffer.close();
+    const [row] = await database.db.select({ lastRotation: links.lastRotation, clicks: links.clicks }).from(links).where(eq(links.id, link.id));
+    expect(row).toEqual({ lastRotation: 0, clicks: 4 });
   });
 
   it("clicks of a link deleted before the flush are dropped without failing the batch", async () => {
@@ -136,6 +201,6 @@ describe("clicks", () => {
     await side.visit(`/${gone.alias}`, { host: site.host });
     await database.db.delete(links).where(eq(links.id, gone.id));
     await side.close();
-    expect(await database.db.select().from(clicks).where(eq(clicks.linkId, kept.id))).toHaveLength(1);
+    expect(await clickCount(kept.id)).toBe(1);
   });
 });

@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { rollupBatch, rollupRowsOf, type Click } from "../src/visits/record-clicks.ts";
 
-/** The rule itself: every row `rollupRowsOf` gives for each click, added up one by one. */
+/** The rule itself: every row `rollupRowsOf` gives for each click, added up one by one (`count` times). */
 function naiveRollup(clicks: Click[]) {
   const sums = new Map<string, number>();
   for (const click of clicks) {
-    const { day, pairs } = rollupRowsOf(click);
-    for (const [dimension, value] of pairs) {
-      const key = [click.linkId, dimension, day, value].join("|");
-      sums.set(key, (sums.get(key) ?? 0) + 1);
+    for (let i = 0; i < (click.count ?? 1); i++) {
+      const { day, pairs } = rollupRowsOf(click);
+      for (const [dimension, value] of pairs) {
+        const key = [click.linkId, dimension, day, value].join("|");
+        sums.set(key, (sums.get(key) ?? 0) + 1);
+      }
     }
   }
   return sums;
@@ -37,6 +39,8 @@ describe("rollupBatch", () => {
       referrer: pick(["example.org", null, "", long]),
       counted: false,
       rotation: null,
+      // Groups of identical clicks as the visitor side writes them, and single ones without a count.
+      ...(next() < 0.5 ? { count: 1 + Math.floor(next() * 40) } : {}),
     }));
     const fast = new Map(rollupBatch(clicks).map((r) => [[r.linkId, r.dimension, r.day, r.value].join("|"), r.n]));
     expect(fast).toEqual(naiveRollup(clicks));

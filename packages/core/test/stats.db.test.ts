@@ -117,6 +117,27 @@ describe("rollups written by recordClicks", () => {
     expect(row?.clicks).toBe(2);
   });
 
+  it("a row that stands for several identical clicks counts as that many: stored count, rollups, counter", async () => {
+    const user = await owner();
+    const id = await user.link();
+    await recordClicks(database.db, [
+      { ...click(id, "2026-06-12T08:15:00Z", { country: "FR", referrer: "t.co" }), count: 40 },
+      click(id, "2026-06-12T08:15:00Z", { country: "FR", referrer: "t.co" }),
+      { ...click(id, "2026-06-12T09:00:00Z", { country: "IT", counted: true }), count: 5 },
+    ]);
+    const stored = await queryRows<{ count: unknown }>(database.db, sql`select count from clicks where link_id = ${id} order by count`);
+    expect(stored.map((r) => Number(r.count))).toEqual([1, 5, 40]);
+    const rollups = await rollupsOf(id);
+    expect(rollups).toContain("clicks|2026-06-12||46");
+    expect(rollups).toContain("clicks_hour|2026-06-12|08|41");
+    expect(rollups).toContain("country|2026-06-12|FR|41");
+    expect(rollups).toContain("country|2026-06-12|IT|5");
+    expect(rollups).toContain("referrer|2026-06-12|t.co|41");
+    // The 5 already counted (a click-limited link's admissions) are not added again.
+    const [row] = await database.db.select({ clicks: links.clicks }).from(links).where(eq(links.id, id));
+    expect(row?.clicks).toBe(41);
+  });
+
   it("adds later batches to the same rows, and concurrent batches lose nothing", async () => {
     const user = await owner();
     const a = await user.link();
@@ -163,6 +184,11 @@ describe("rollups written by recordClicks", () => {
     const rebuilt = await database.db
       .transaction(async (tx) => {
         await tx.execute(sql`delete from link_stats_daily`);
+        // The backfill ran when every row was one click: spread the grouped rows of later tests back out.
+        await tx.execute(sql`
+          insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer)
+          select link_id, created_at, country, platform, browser, device, language, referrer from clicks, generate_series(2, count)`);
+        await tx.execute(sql`update clicks set count = 1 where count > 1`);
         await tx.execute(sql.raw(backfill ?? ""));
         const rows = (await queryRows<Record<string, unknown>>(tx, sql`select link_id, dimension, day::text, value, count::text from link_stats_daily order by 1, 2, 3, 4`)).map((r) => JSON.stringify(r));
         throw Object.assign(new Error("rollback"), { rows });

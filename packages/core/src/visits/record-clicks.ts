@@ -3,7 +3,11 @@ import type { Db, RollupDimension } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
 import { pgArray } from "../shared/sql.ts";
 
-/** One visit sent on to a destination. `counted`: its link's counter was already raised (click-limited links). */
+/**
+ * One visit sent on to a destination, or `count` identical ones: same link, same second, same traits
+ * (`at` is the first of them). `counted`: its link's counter was already raised (click-limited links).
+ * `rotation`: the rotation index served last, for the link's `last_rotation`.
+ */
 export type Click = {
   linkId: number;
   at: Date;
@@ -15,6 +19,8 @@ export type Click = {
   referrer: string | null;
   counted: boolean;
   rotation: number | null;
+  /** How many identical clicks this stands for; 1 when absent. */
+  count?: number;
 };
 
 /**
@@ -88,11 +94,12 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
     const hour = Math.floor(click.at.getTime() / HOUR_MS);
     let group = hours.get(hour);
     if (!group) hours.set(hour, (group = { n: 0, first: click.at, values: VALUE_DIMENSIONS.map(() => new Map()) }));
-    group.n += 1;
+    const n = click.count ?? 1;
+    group.n += n;
     for (let i = 0; i < VALUE_DIMENSIONS.length; i++) {
       const value = click[VALUE_DIMENSIONS[i] as (typeof VALUE_DIMENSIONS)[number]];
       const counts = group.values[i] as Map<string | null, number>;
-      counts.set(value, (counts.get(value) ?? 0) + 1);
+      counts.set(value, (counts.get(value) ?? 0) + n);
     }
   }
   const sums = new Map<string, RollupSum>();
@@ -130,7 +137,7 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   const perLink = new Map<number, { n: number; rotation: number | null }>();
   for (const c of clicks) {
     const entry = perLink.get(c.linkId) ?? { n: 0, rotation: null };
-    if (!c.counted) entry.n += 1;
+    if (!c.counted) entry.n += c.count ?? 1;
     if (c.rotation !== null) entry.rotation = c.rotation;
     perLink.set(c.linkId, entry);
   }
@@ -145,13 +152,14 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
       with live as (
         select id from links where id = any(${pgArray(ids)}::int[]) for key share
       ), inserted as (
-        insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer)
-        select v.link_id, timestamptz 'epoch' + v.ms * interval '1 millisecond', v.country, v.platform, v.browser, v.device, v.language, v.referrer
+        insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer, count)
+        select v.link_id, timestamptz 'epoch' + v.ms * interval '1 millisecond', v.country, v.platform, v.browser, v.device, v.language, v.referrer, v.n
         from unnest(
           ${pgArray(col("linkId"))}::int[], ${pgArray(col("at").map((d) => d.getTime()))}::bigint[],
           ${pgArray(col("country"))}::text[], ${pgArray(col("platform"))}::text[], ${pgArray(col("browser"))}::text[],
-          ${pgArray(col("device"))}::text[], ${pgArray(col("language"))}::text[], ${pgArray(col("referrer"))}::text[]
-        ) as v(link_id, ms, country, platform, browser, device, language, referrer)
+          ${pgArray(col("device"))}::text[], ${pgArray(col("language"))}::text[], ${pgArray(col("referrer"))}::text[],
+          ${pgArray(clicks.map((c) => c.count ?? 1))}::int[]
+        ) as v(link_id, ms, country, platform, browser, device, language, referrer, n)
         where v.link_id in (select id from live)
       )
       insert into link_stats_daily (link_id, dimension, day, value, count)

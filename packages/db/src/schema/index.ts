@@ -180,6 +180,11 @@ export const linkPixels = pgTable(
  * updated, so it carries no key of its own and no foreign key: the per-row key check cost more than the
  * insert. A batch locks its links (`for key share`) instead, once per link, and a statement-level
  * trigger on `links` deletes the clicks of deleted links (migration 0005, docs/adr/0014-click-writes.md).
+ *
+ * A row stands for `count` clicks that share their link, their second and every recorded trait: the
+ * visitor side adds identical clicks up in memory before it writes them (docs/adr/0015-click-groups.md).
+ * `created_at` is the first of them; the others came within the same second. Rows from before that
+ * change have `count` 1.
  */
 export const clicks = pgTable(
   "clicks",
@@ -192,6 +197,7 @@ export const clicks = pgTable(
     device: text(),
     language: text(),
     referrer: text(),
+    count: integer().notNull().default(1),
   },
   (t) => [index("clicks_link_id_created_at_idx").on(t.linkId, t.createdAt)],
 );

@@ -1,0 +1,1 @@
+ALTER TABLE "clicks" ADD COLUMN "count" integer DEFAULT 1 NOT NULL;
