@@ -9,23 +9,12 @@ export type ClickBufferOptions = { flushMs: number; maxBatch: number; maxBuffere
 
 export const DEFAULT_CLICK_BUFFER: ClickBufferOptions = { flushMs: 1_000, maxBatch: 2_000, maxBuffered: 200_000 };
 
-/** A value as part of a group key: length-prefixed, so no two different lists of values share a key. */
-function part(value: string | null): string {
-  return value === null ? "-|" : `${value.length}:${value}|`;
-}
-
-/** Clicks that may share a row: same link, same second, same traits, same `counted`. */
-function groupKey(click: Click): string {
-  return (
-    `${click.linkId}|${Math.floor(click.at.getTime() / 1000)}|${click.counted ? 1 : 0}|` +
-    part(click.country) +
-    part(click.platform) +
-    part(click.browser) +
-    part(click.device) +
-    part(click.language) +
-    part(click.referrer)
-  );
-}
+/**
+ * Where identical clicks meet: nested maps keyed by the link, the second, `counted` and each trait in
+ * turn, down to the row. Map keys tell null from "" and need no encoding, and a repeat visit builds no
+ * key string (docs/adr/0015-click-groups.md).
+ */
+type Index = Map<unknown, Index | Click>;
 
 /**
  * Clicks wait in memory and are written in batches: every `flushMs`, or as soon as `maxBatch` rows are
@@ -37,7 +26,9 @@ function groupKey(click: Click): string {
  * oldest are dropped and logged. `close()` flushes.
  */
 export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { error(obj: unknown, msg?: string): void }) {
-  let groups = new Map<string, Click>();
+  /** The rows waiting, oldest first, and the index that finds a click's row. */
+  let rows: Click[] = [];
+  let index: Index = new Map();
   /** The rotation index each rotating link served last: every row of the link carries it when written. */
   let rotations = new Map<number, number>();
   let flushing: Promise<void> | null = null;
@@ -52,29 +43,43 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
 
   /** Adds a click (or a group of them) to the row of its group, opening the row if it is the first. */
   function keep(click: Click): void {
-    const key = groupKey(click);
-    const group = groups.get(key);
-    if (group) group.count = (group.count ?? 1) + (click.count ?? 1);
-    else groups.set(key, { ...click, count: click.count ?? 1 });
+    const n = click.count ?? 1;
+    const at = Math.floor(click.at.getTime() / 1000);
+    // Down the index: link, second, counted, then the traits; the referrer finds the row.
+    let level = index;
+    const path = [click.linkId, at, click.counted, click.country, click.platform, click.browser, click.device, click.language];
+    for (const key of path) {
+      let next = level.get(key) as Index | undefined;
+      if (!next) level.set(key, (next = new Map()));
+      level = next;
+    }
+    const row = level.get(click.referrer) as Click | undefined;
+    if (row) row.count = (row.count ?? 1) + n;
+    else {
+      const opened = { ...click, count: n };
+      level.set(click.referrer, opened);
+      rows.push(opened);
+    }
   }
 
+  /** Past `maxBuffered` rows, drops the oldest (only after a failed write: otherwise the timer drains). */
   function dropExcess(): void {
-    let excess = groups.size - options.maxBuffered;
+    const excess = rows.length - options.maxBuffered;
     if (excess <= 0) return;
-    let dropped = 0;
-    for (const [key, group] of groups) {
-      if (excess-- <= 0) break;
-      dropped += group.count ?? 1;
-      groups.delete(key);
-    }
+    const dropped = rows.slice(0, excess).reduce((n, row) => n + (row.count ?? 1), 0);
+    const kept = rows.slice(excess);
+    rows = [];
+    index = new Map();
+    for (const row of kept) keep(row);
     log?.error({ dropped }, "click buffer full: dropped the oldest clicks");
   }
 
   /** Writes what is waiting now; what comes meanwhile waits for the next flush (timer or size). */
   async function drain(): Promise<void> {
-    const taken = [...groups.values()];
+    const taken = rows;
     const takenRotations = rotations;
-    groups = new Map();
+    rows = [];
+    index = new Map();
     rotations = new Map();
     for (const group of taken) group.rotation = takenRotations.get(group.linkId) ?? null;
     let failed = false;
@@ -87,10 +92,11 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
           const unwritten = taken.slice(start);
           log?.error({ err: error, clicks: unwritten.reduce((n, g) => n + (g.count ?? 1), 0) }, "writing clicks failed; keeping them for the next flush");
           // Put them back in front of what came meanwhile, so the oldest are the first dropped.
-          const newer = groups;
-          groups = new Map();
-          for (const group of unwritten) keep(group);
-          for (const group of newer.values()) keep(group);
+          const newer = rows;
+          rows = [];
+          index = new Map();
+          for (const row of unwritten) keep(row);
+          for (const row of newer) keep(row);
           for (const [linkId, rotation] of takenRotations) if (!rotations.has(linkId)) rotations.set(linkId, rotation);
           dropExcess();
           failed = true;
@@ -101,8 +107,8 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     } finally {
       flushing = null;
       // A full buffer is written at once, unless the write just failed: then the timer paces the retries.
-      if (groups.size >= options.maxBatch && !failed) void flush();
-      else if (groups.size) schedule();
+      if (rows.length >= options.maxBatch && !failed) void flush();
+      else if (rows.length) schedule();
     }
   }
 
@@ -114,7 +120,7 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     }
     // A write under way may start the next one as it ends (a full buffer): wait for all of them.
     while (flushing) await flushing;
-    if (!groups.size) return;
+    if (!rows.length) return;
     flushing = drain();
     await flushing;
   }
@@ -123,23 +129,23 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     add(click: Click): void {
       keep(click);
       if (click.rotation !== null) rotations.set(click.linkId, click.rotation);
-      if (groups.size >= options.maxBatch && !flushing) void flush();
+      if (rows.length >= options.maxBatch && !flushing) void flush();
       else schedule();
     },
     flush,
     /** Clicks waiting to be written. */
     get pending(): number {
       let n = 0;
-      for (const group of groups.values()) n += group.count ?? 1;
+      for (const row of rows) n += row.count ?? 1;
       return n;
     },
     /** Rows waiting to be written: one per group of identical clicks. */
     get pendingRows(): number {
-      return groups.size;
+      return rows.length;
     },
     /** Writes everything still waiting; retries a failed write a few times before giving up. */
     async close(): Promise<void> {
-      for (let attempt = 0; attempt < 5 && (groups.size || flushing); attempt++) await flush();
+      for (let attempt = 0; attempt < 5 && (rows.length || flushing); attempt++) await flush();
       if (timer) clearTimeout(timer);
       timer = null;
     },

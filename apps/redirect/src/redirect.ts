@@ -18,7 +18,7 @@ import { loadGeoIp } from "./geoip.ts";
 import { DISABLED_PAGE, EXPIRED_PAGE, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
 import { hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
 import { pixelPage } from "./pixels.ts";
-import { describeAgent, languagesOf, referrerHost } from "./traits.ts";
+import { describeAgent, languagesOf, referrerHost, type AgentInfo } from "./traits.ts";
 
 export type RedirectApp = {
   /** A node:http request handler for every visitor path. */
@@ -93,19 +93,29 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     else sendPage(res, 410, EXPIRED_PAGE, isHead);
   }
 
-  /** Steps 7–11: the destination, the response, and the click. */
-  async function deliver(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, extraHeaders: Record<string, string> = {}): Promise<void> {
+  /**
+   * Steps 7–11: the destination, the response, and the click. Synchronous unless the link is
+   * click-limited: then the visit waits for its admission, and the returned promise says when it is done.
+   */
+  function deliver(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>): Promise<void> | void {
     const isHead = req.method === "HEAD";
     const agent = describeAgent(req.headers["user-agent"]);
     const isCounted = !isHead && !agent.isBot;
     if (isCounted && isClickLimited(link)) {
-      const count = await limited.count(link.id);
-      if (count === null) {
-        resolver.markExhausted(link);
-        return expired(res, link, isHead);
-      }
-      link.clicks = Math.max(link.clicks, count);
+      return limited.count(link.id).then((count) => {
+        if (count === null) {
+          resolver.markExhausted(link);
+          return expired(res, link, isHead);
+        }
+        link.clicks = Math.max(link.clicks, count);
+        send(req, res, link, query, now, agent, isCounted, extraHeaders);
+      });
     }
+    send(req, res, link, query, now, agent, isCounted, extraHeaders);
+  }
+
+  function send(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, agent: AgentInfo, isCounted: boolean, extraHeaders?: Record<string, string>): void {
+    const isHead = req.method === "HEAD";
     const needsCountry = link.targetType === 1 || isCounted;
     const country = needsCountry ? countryOf(req) : null;
     const languages = link.targetType === 3 || isCounted ? languagesOf(req) : [];
@@ -116,7 +126,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     if (link.pixels.length && !skipPixels) {
       const page = pixelPage(link.pixels, location);
       sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });
-    } else if (Object.keys(extraHeaders).length) {
+    } else if (extraHeaders) {
       res.writeHead(config.redirectStatus, { location, "cache-control": NO_STORE, "content-length": 0, ...extraHeaders });
       res.end();
     } else {
@@ -126,7 +136,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     if (isCounted) {
       clicks.add({
         linkId: link.id,
-        at: deps.now(),
+        at: now,
         country,
         platform: agent.platform,
         browser: agent.browser,
@@ -153,20 +163,28 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     }
     attempts.succeed(key);
     const cookie = passCookie(link.id, link.alias, signPass(config.secret, link.id, passwordHash), isSecure(req));
-    const gate = gateVisit(link, deps.now(), { hasPasswordPass: true });
+    const now = deps.now();
+    const gate = gateVisit(link, now, { hasPasswordPass: true });
     if (gate === "disabled") return sendPage(res, 404, DISABLED_PAGE, false);
     if (gate === "expired") return expired(res, link, false);
-    return deliver(req, res, link, query, { "set-cookie": cookie });
+    return deliver(req, res, link, query, now, { "set-cookie": cookie });
   }
 
-  async function visit(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Steps 1–6. A visit whose domain and link are in memory is answered synchronously (no promise on the
+   * hot path); a lookup, a click-limited admission or a password form returns a promise instead.
+   */
+  function visit(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const method = req.method ?? "GET";
-    const isHead = method === "HEAD";
-    if (method !== "GET" && !isHead && method !== "POST") {
+    if (method !== "GET" && method !== "HEAD" && method !== "POST") {
       return sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
     }
-    const foundDomain = resolver.domain(req.headers.host ?? "");
-    const domain = foundDomain instanceof Promise ? await foundDomain : foundDomain;
+    const domain = resolver.domain(req.headers.host ?? "");
+    return domain instanceof Promise ? domain.then((found) => visitOn(req, res, found)) : visitOn(req, res, domain);
+  }
+
+  function visitOn(req: IncomingMessage, res: ServerResponse, domain: ServedDomain | null): Promise<void> | void {
+    const isHead = req.method === "HEAD";
     if (!domain) return sendPage(res, 404, UNKNOWN_HOST_PAGE, isHead);
 
     const url = req.url ?? "/";
@@ -180,19 +198,24 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     if (path.length > 2 && path.endsWith("/")) path = path.slice(0, -1);
     const alias = path.slice(1);
     if (!ALIAS.test(alias)) return notFound(res, domain, isHead);
-    const found = resolver.link(domain.id, alias);
-    const link = found instanceof Promise ? await found : found;
+    const link = resolver.link(domain.id, alias);
+    return link instanceof Promise ? link.then((found) => visitLink(req, res, domain, found, query)) : visitLink(req, res, domain, link, query);
+  }
+
+  function visitLink(req: IncomingMessage, res: ServerResponse, domain: ServedDomain, link: VisitLink | null, query: string): Promise<void> | void {
+    const isHead = req.method === "HEAD";
     if (!link) return notFound(res, domain, isHead);
 
-    if (method === "POST") {
+    if (req.method === "POST") {
       if (!link.passwordHash) {
         req.resume();
         return sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
       }
       return submitPassword(req, res, link, query);
     }
+    const now = deps.now();
     const hasPass = link.passwordHash ? hasValidPass(req, config.secret, link.id, link.passwordHash) : true;
-    switch (gateVisit(link, deps.now(), { hasPasswordPass: hasPass })) {
+    switch (gateVisit(link, now, { hasPasswordPass: hasPass })) {
       case "disabled":
         return sendPage(res, 404, DISABLED_PAGE, isHead);
       case "expired":
@@ -200,17 +223,24 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       case "password":
         return sendPage(res, 200, passwordPage(false), isHead);
       case "open":
-        return deliver(req, res, link, query);
+        return deliver(req, res, link, query, now);
     }
+  }
+
+  function failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    deps.log?.error({ err: error, url: req.url }, "redirect failed");
+    if (!res.headersSent) sendPage(res, 500, messagePage(500, "Something went wrong", "Please try again in a moment."), false);
+    else res.destroy();
   }
 
   return {
     handle(req, res) {
-      visit(req, res).catch((error: unknown) => {
-        deps.log?.error({ err: error, url: req.url }, "redirect failed");
-        if (!res.headersSent) sendPage(res, 500, messagePage(500, "Something went wrong", "Please try again in a moment."), false);
-        else res.destroy();
-      });
+      try {
+        const pending = visit(req, res);
+        if (pending) pending.catch((error: unknown) => failed(req, res, error));
+      } catch (error) {
+        failed(req, res, error);
+      }
     },
     async start() {
       if (!geo) {
