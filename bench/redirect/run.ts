@@ -4,7 +4,9 @@
  *   - a raw node:http server answering a 302 from a Map (this machine's practical ceiling), then
  *   - apps/redirect through the real launcher: embedded (PGlite) and Postgres, each with a plain cached
  *     link, a targeting link and a click-limited link; and two redirect processes on one Postgres.
- * Prints requests/s, p50 and p99 per case, and the ratio to the raw server.
+ * The raw server and the plain Postgres link are also loaded with varied visitors (varied-visitors.lua:
+ * many browsers, languages and referrers), so clicks differ as they do in real traffic.
+ * Prints requests/s, p50 and p99 per case, and the ratio to the raw server under the same load.
  *
  *   npx -y pnpm@10.34.9 bench:redirect            (needs wrk: apt-get install -y wrk; PostgreSQL on 127.0.0.1:5432)
  *
@@ -26,7 +28,10 @@ const KEY = `shk_${"B".repeat(40)}`;
 const PARTS = new Set((process.env.BENCH_PARTS ?? "embedded,postgres,two").split(","));
 const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
-type Result = { name: string; rps: number; p50: number; p99: number; non3xx: number; socketErrors: number };
+type Result = { name: string; rps: number; p50: number; p99: number; non3xx: number; socketErrors: number; varied?: boolean };
+
+/** A wrk script that sends each request as one of many different visitors (browsers, languages, referrers). */
+const VARIED = join(ROOT, "bench/redirect/varied-visitors.lua");
 
 function ms(value: string): number {
   const m = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
@@ -36,9 +41,10 @@ function ms(value: string): number {
 }
 
 /** Runs wrk and parses requests/s, p50, p99 and the count of non-2xx/3xx answers. */
-function wrk(url: string, host: string, connections = 64): Promise<Omit<Result, "name">> {
+function wrk(url: string, host: string, connections = 64, varied = false): Promise<Omit<Result, "name">> {
   return new Promise((resolve, reject) => {
-    const child = spawn("wrk", ["-t1", `-c${connections}`, `-d${DURATION}s`, "--latency", "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]);
+    const script = varied ? ["-s", VARIED] : [];
+    const child = spawn("wrk", ["-t1", `-c${connections}`, `-d${DURATION}s`, "--latency", ...script, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]);
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.on("error", reject);
@@ -116,17 +122,18 @@ async function main(): Promise<void> {
   const results: Result[] = [];
   const port = 41000 + Math.floor(Math.random() * 1000);
   const host = `localhost:${port}`;
-  const run = async (name: string, path: string, targetPort = port, c = 64) => {
+  const run = async (name: string, path: string, varied = false) => {
     // A short warm-up fills the caches and the JIT; then the measured run.
-    await wrkWarmup(`http://127.0.0.1:${targetPort}${path}`, host);
-    const r = await wrk(`http://127.0.0.1:${targetPort}${path}`, host, c);
-    results.push({ name, ...r });
+    await wrkWarmup(`http://127.0.0.1:${port}${path}`, host);
+    const r = await wrk(`http://127.0.0.1:${port}${path}`, host, 64, varied);
+    results.push({ name, ...r, varied });
     console.log(`${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non3xx ? `, ${r.non3xx} non-3xx!` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors!` : ""}`);
   };
 
   // 1. The ceiling.
   const raw = await start([join(ROOT, "bench/redirect/raw-server.mjs"), String(port)], {});
   await run("raw node:http + Map (ceiling)", "/plain");
+  await run("raw node:http + Map, varied visitors (ceiling)", "/plain", true);
   await stop(raw);
 
   // 2. Embedded: one process, PGlite.
@@ -152,8 +159,16 @@ async function main(): Promise<void> {
     await createLinks(port);
     if (PARTS.has("postgres")) {
       await run("postgres: plain cached link", "/plain");
+      await run("postgres: plain cached link, varied visitors", "/plain", true);
       await run("postgres: platform-targeting link", "/targeted");
       await run("postgres: click-limited link", "/limited");
+      // How far identical clicks were added up: clicks recorded against rows written, per link.
+      const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      const grouped = await db<Array<{ alias: string; clicks: string; rows: string }>>`
+        select l.alias, coalesce(sum(c.count), 0)::text as clicks, count(c.link_id)::text as rows
+        from links l left join clicks c on c.link_id = l.id group by l.alias order by l.alias`;
+      await db.end();
+      for (const g of grouped) console.log(`  ${g.alias}: ${Number(g.clicks).toLocaleString("en")} clicks recorded in ${Number(g.rows).toLocaleString("en")} rows`);
     }
     if (PARTS.has("two")) {
       const secondPort = port + 1;
@@ -170,13 +185,15 @@ async function main(): Promise<void> {
     await admin.end();
   }
 
+  // Each case is compared with the raw server under the same load: one repeated visitor, or varied ones.
   const ceiling = results[0]?.rps ?? 1;
+  const variedCeiling = results.find((r) => r.varied)?.rps ?? ceiling;
   console.log(`\nRedirect benchmark: wrk -t1 -c64 -d${DURATION}s --latency, browser User-Agent (clicks recorded), ${new Date().toISOString()}\n`);
   console.log("| case | requests/s | p50 ms | p99 ms | × raw |");
   console.log("|---|---:|---:|---:|---:|");
   for (const r of results) {
     const errors = r.non3xx + r.socketErrors;
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / ceiling).toFixed(2)} |${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`);
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / (r.varied ? variedCeiling : ceiling)).toFixed(2)} |${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`);
   }
 }
 

@@ -42,16 +42,39 @@ export function describeAgent(userAgent: string | undefined): AgentInfo {
   return info;
 }
 
-export function languagesOf(req: IncomingMessage): string[] {
-  return parseAcceptLanguage(req.headers["accept-language"]);
+/**
+ * Header values seen often are parsed once: a visitor's Accept-Language and Referer come from a small
+ * set in practice (a browser's settings, the page that linked), and parsing costs ~1 µs and ~0.2 µs.
+ * Long values are parsed every time rather than kept.
+ */
+const languageLists = new LRUCache<string, readonly string[]>({ max: 2_000 });
+const referrerHosts = new LRUCache<string, { host: string | null }>({ max: 10_000 });
+const MAX_CACHED_HEADER = 512;
+const NO_LANGUAGES: readonly string[] = Object.freeze([]);
+
+/** The visitor's languages by preference (a shared list: do not change it). */
+export function languagesOf(req: IncomingMessage): readonly string[] {
+  const header = req.headers["accept-language"];
+  if (!header) return NO_LANGUAGES;
+  if (header.length > MAX_CACHED_HEADER) return parseAcceptLanguage(header);
+  let list = languageLists.get(header);
+  if (!list) languageLists.set(header, (list = Object.freeze(parseAcceptLanguage(header))));
+  return list;
 }
 
 /** The host of the Referer header, or null. */
 export function referrerHost(req: IncomingMessage): string | null {
   const referer = req.headers.referer;
   if (!referer || referer.length > 2048) return null;
+  if (referer.length > MAX_CACHED_HEADER) return hostOf(referer);
+  let entry = referrerHosts.get(referer);
+  if (!entry) referrerHosts.set(referer, (entry = { host: hostOf(referer) }));
+  return entry.host;
+}
+
+function hostOf(url: string): string | null {
   try {
-    return new URL(referer).hostname || null;
+    return new URL(url).hostname || null;
   } catch {
     return null;
   }

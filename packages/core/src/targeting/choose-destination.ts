@@ -5,7 +5,7 @@ export type VisitTraits = {
   country: string | null;
   platform: string | null;
   /** Primary language subtags, most preferred first (`Accept-Language` by q). */
-  languages: string[];
+  languages: readonly string[];
 };
 
 export type TargetedLink = {
