@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { ipv4ToNumber, loadGeoIp, type GeoIp } from "../src/geoip.ts";
+import { indexBlocks, ipv4ToNumber, loadGeoIp, searchV4, type GeoIp, type V4Table } from "../src/geoip.ts";
 
 describe("ipv4ToNumber", () => {
   it.each([
@@ -21,6 +21,50 @@ describe("ipv4ToNumber", () => {
 
   it("reads an address from an offset (IPv4-mapped IPv6)", () => {
     expect(ipv4ToNumber("::ffff:1.2.3.4", 7)).toBe(16_909_060);
+  });
+});
+
+describe("searchV4 with its /16 index", () => {
+  /** Ascending, non-overlapping ranges with gaps, some spanning many /16 blocks, some inside one. */
+  function randomTable(seed: number): V4Table {
+    let state = seed;
+    const next = () => ((state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    const starts: number[] = [];
+    const ends: number[] = [];
+    let at = Math.floor(next() * 1000);
+    while (at < 2 ** 32 - 1) {
+      const size = next() < 0.3 ? Math.floor(next() * 300) : next() < 0.8 ? Math.floor(next() * 200_000) : Math.floor(next() * 40_000_000);
+      const end = Math.min(at + size, 2 ** 32 - 1);
+      starts.push(at);
+      ends.push(end);
+      at = end + 1 + (next() < 0.5 ? 0 : Math.floor(next() * 100_000));
+    }
+    const endArray = Uint32Array.from(ends);
+    return { starts: Uint32Array.from(starts), ends: endArray, codes: Uint16Array.from(starts, (_, i) => i % 60_000), blocks: indexBlocks(endArray) };
+  }
+
+  /** The reference: bisect every range. */
+  function searchAll(table: V4Table, key: number): number {
+    let lo = 0;
+    let hi = table.starts.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((table.starts[mid] as number) > key) hi = mid - 1;
+      else if ((table.ends[mid] as number) < key) lo = mid + 1;
+      else return table.codes[mid] ?? -1;
+    }
+    return -1;
+  }
+
+  it.each([1, 2, 3])("finds what a search of every range finds (seed %i)", (seed) => {
+    const table = randomTable(seed);
+    const keys = [0, 2 ** 32 - 1, 65_535, 65_536, 65_537];
+    for (let i = 0; i < table.starts.length; i += 7) keys.push(table.starts[i] as number, table.ends[i] as number, (table.ends[i] as number) + 1, (table.starts[i] as number) - 1);
+    for (let i = 0; i < 50_000; i++) keys.push(Math.floor((i / 50_000) * 2 ** 32) + (i % 977));
+    for (const key of keys) {
+      if (key < 0 || key > 2 ** 32 - 1) continue;
+      expect(searchV4(table, key), `key ${key}`).toBe(searchAll(table, key));
+    }
   });
 });
 

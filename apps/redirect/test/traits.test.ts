@@ -40,7 +40,7 @@ describe("referrerHost (Referer, parsed once per distinct value)", () => {
     ["longer than what is cached", `https://long.example/${"a".repeat(600)}`, "long.example"],
     ["longer than 2048", `https://huge.example/${"a".repeat(2100)}`, null],
   ])("%s", (_name, referer, expected) => {
-    const headers = referer === undefined ? {} : { referer };
+    const headers: Record<string, string> = referer === undefined ? {} : { referer };
     expect(referrerHost(request(headers))).toBe(expected);
     expect(referrerHost(request(headers))).toBe(expected);
   });
