@@ -1,12 +1,13 @@
 /**
  * Redirect benchmark (issue #5). In one run, with the same load generator and settings (wrk, 1 thread,
  * 64 connections, DURATION seconds, a browser User-Agent so clicks are recorded), it loads:
- *   - a raw node:http server answering a 302 from a Map (this machine's practical ceiling), then
+ *   - a raw node:http server answering a 302 from a Map (this machine's practical ceiling), right
+ *     before each case below, so each ratio compares two loads a few seconds apart, and
  *   - apps/redirect through the real launcher: embedded (PGlite) and Postgres, each with a plain cached
  *     link, a targeting link and a click-limited link; and two redirect processes on one Postgres.
  * The raw server and the plain Postgres link are also loaded with varied visitors (varied-visitors.lua:
  * many browsers, languages and referrers), so clicks differ as they do in real traffic.
- * Prints requests/s, p50 and p99 per case, and the ratio to the raw server under the same load.
+ * Prints requests/s, p50 and p99 per case, and the ratio to the raw server under the same load just before.
  *
  *   npx -y pnpm@10.34.9 bench:redirect            (needs wrk: apt-get install -y wrk; PostgreSQL on 127.0.0.1:5432)
  *
@@ -28,7 +29,9 @@ const KEY = `shk_${"B".repeat(40)}`;
 const PARTS = new Set((process.env.BENCH_PARTS ?? "embedded,postgres,two").split(","));
 const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
-type Result = { name: string; rps: number; p50: number; p99: number; non3xx: number; socketErrors: number; varied?: boolean };
+type Load = { rps: number; p50: number; p99: number; non3xx: number; socketErrors: number };
+/** A case and the raw server loaded the same way right before it. */
+type Result = Load & { name: string; raw: Load };
 
 /** A wrk script that sends each request as one of many different visitors (browsers, languages, referrers). */
 const VARIED = join(ROOT, "bench/redirect/varied-visitors.lua");
@@ -41,7 +44,7 @@ function ms(value: string): number {
 }
 
 /** Runs wrk and parses requests/s, p50, p99 and the count of non-2xx/3xx answers. */
-function wrk(url: string, host: string, connections = 64, varied = false): Promise<Omit<Result, "name">> {
+function wrk(url: string, host: string, connections = 64, varied = false): Promise<Load> {
   return new Promise((resolve, reject) => {
     const script = varied ? ["-s", VARIED] : [];
     const child = spawn("wrk", ["-t1", `-c${connections}`, `-d${DURATION}s`, "--latency", ...script, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]);
@@ -122,25 +125,35 @@ async function main(): Promise<void> {
   const results: Result[] = [];
   const port = 41000 + Math.floor(Math.random() * 1000);
   const host = `localhost:${port}`;
+  // The ceiling: a raw server that stays up the whole run, loaded the same way right before each case,
+  // so a machine whose speed drifts (a shared VM) moves both figures of a ratio together.
+  const rawPort = port + 2;
+  const raw = await start([join(ROOT, "bench/redirect/raw-server.mjs"), String(rawPort)], {});
+  process.once("exit", () => raw.kill());
+  const rawLoad = async (varied: boolean, connections = 64): Promise<Load> => {
+    await wrkWarmup(`http://127.0.0.1:${rawPort}/plain`, host);
+    return wrk(`http://127.0.0.1:${rawPort}/plain`, host, connections, varied);
+  };
+  const report = (r: Result) => {
+    const errors = `${r.non3xx ? `, ${r.non3xx} non-3xx!` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors!` : ""}`;
+    console.log(`${r.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms (raw just before: ${r.raw.rps.toFixed(0)} req/s)${errors}`);
+  };
   const run = async (name: string, path: string, varied = false) => {
+    const before = await rawLoad(varied);
     // A short warm-up fills the caches and the JIT; then the measured run.
     await wrkWarmup(`http://127.0.0.1:${port}${path}`, host);
     const r = await wrk(`http://127.0.0.1:${port}${path}`, host, 64, varied);
-    results.push({ name, ...r, varied });
-    console.log(`${name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.non3xx ? `, ${r.non3xx} non-3xx!` : ""}${r.socketErrors ? `, ${r.socketErrors} socket errors!` : ""}`);
+    results.push({ name, ...r, raw: before });
+    report(results[results.length - 1] as Result);
   };
-
-  // 1. The ceiling.
-  const raw = await start([join(ROOT, "bench/redirect/raw-server.mjs"), String(port)], {});
-  await run("raw node:http + Map (ceiling)", "/plain");
-  await run("raw node:http + Map, varied visitors (ceiling)", "/plain", true);
-  await stop(raw);
 
   // 2. Embedded: one process, PGlite.
   if (PARTS.has("embedded")) {
     const dataDir = mkdtempSync(join(tmpdir(), "shortener-bench-"));
     const embedded = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATA_DIR: dataDir, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
     await createLinks(port);
+    // A fresh process: let the JIT and the heap settle before the first measured case.
+    await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
     await run("embedded: plain cached link", "/plain");
     await run("embedded: platform-targeting link", "/targeted");
     await run("embedded: click-limited link", "/limited");
@@ -157,6 +170,7 @@ async function main(): Promise<void> {
   try {
     const first = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATABASE_URL: url.toString(), ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
     await createLinks(port);
+    await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
     if (PARTS.has("postgres")) {
       await run("postgres: plain cached link", "/plain");
       await run("postgres: plain cached link, varied visitors", "/plain", true);
@@ -173,33 +187,35 @@ async function main(): Promise<void> {
     if (PARTS.has("two")) {
       const secondPort = port + 1;
       const second = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(secondPort), DATABASE_URL: url.toString(), SERVICES: "redirect" });
+      const before = await rawLoad(false);
       await wrkWarmup(`http://127.0.0.1:${secondPort}/plain`, host);
       const [a, b] = await Promise.all([wrk(`http://127.0.0.1:${port}/plain`, host, 32), wrk(`http://127.0.0.1:${secondPort}/plain`, host, 32)]);
       console.log(`first process: ${JSON.stringify(a)}\nsecond process: ${JSON.stringify(b)}`);
-      results.push({ name: "postgres: two redirect processes (sum)", rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx, socketErrors: a.socketErrors + b.socketErrors });
+      results.push({ name: "postgres: two redirect processes (sum)", rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx, socketErrors: a.socketErrors + b.socketErrors, raw: before });
+      report(results[results.length - 1] as Result);
       await stop(second);
     }
     await stop(first);
   } finally {
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();
+    await stop(raw);
   }
 
-  // Each case is compared with the raw server under the same load: one repeated visitor, or varied ones.
-  const ceiling = results[0]?.rps ?? 1;
-  const variedCeiling = results.find((r) => r.varied)?.rps ?? ceiling;
+  // Each case against the raw server loaded the same way (one repeated visitor, or varied ones) just before.
   console.log(`\nRedirect benchmark: wrk -t1 -c64 -d${DURATION}s --latency, browser User-Agent (clicks recorded), ${new Date().toISOString()}\n`);
-  console.log("| case | requests/s | p50 ms | p99 ms | × raw |");
-  console.log("|---|---:|---:|---:|---:|");
+  console.log("| case | requests/s | p50 ms | p99 ms | raw just before: requests/s, p99 ms | × raw |");
+  console.log("|---|---:|---:|---:|---:|---:|");
   for (const r of results) {
     const errors = r.non3xx + r.socketErrors;
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.rps / (r.varied ? variedCeiling : ceiling)).toFixed(2)} |${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`);
+    const rawCell = `${r.raw.rps.toFixed(0)}, ${r.raw.p99.toFixed(2)}`;
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${rawCell} | ${(r.rps / r.raw.rps).toFixed(2)} |${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`);
   }
 }
 
-function wrkWarmup(url: string, host: string): Promise<void> {
+function wrkWarmup(url: string, host: string, seconds = 2): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn("wrk", ["-t1", "-c16", "-d2s", "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url], { stdio: "ignore" });
+    const child = spawn("wrk", ["-t1", "-c16", `-d${seconds}s`, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url], { stdio: "ignore" });
     child.on("exit", () => resolve());
   });
 }
