@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db } from "@shortener/db";
 import { RANDOM_ALIAS_LENGTH } from "../links/create-link.ts";
-import { CHANGES_CHANNEL } from "../shared/changes.ts";
 import { hashPassword } from "../shared/hash.ts";
 import { randomBase62 } from "../shared/random.ts";
 import { pgArray } from "../visits/record-clicks.ts";
@@ -148,7 +147,10 @@ export class ImportGoneError extends Error {
   }
 }
 
-/** Inserts the rows; returns line → new link id for those inserted, and announces each new link (cache invalidation). */
+/**
+ * Inserts the rows; returns line → new link id for those inserted. New links are not announced, like
+ * the API's creates: the visitor side caches "no such link" for under a second (ADR 0012).
+ */
 async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pending: readonly Pending[]): Promise<Map<number, number>> {
   const col = <T extends string | number | null>(pick: (p: Pending) => T) => pgArray(pending.map(pick));
   const at = now.toISOString();
@@ -169,11 +171,9 @@ async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pen
           ) as v(domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
                  expiration_url, expiration_clicks, ends_at, import_key)
           on conflict do nothing
-          returning id, domain_id, alias, import_key
+          returning id, import_key
         )
-        select ins.id, ins.import_key,
-               pg_notify(${CHANGES_CHANNEL}, json_build_object('kind', 'link', 'id', ins.id, 'domainId', ins.domain_id, 'alias', ins.alias)::text) as notified
-        from ins`,
+        select ins.id, ins.import_key from ins`,
   );
   const prefix = String(jobId).length + 1;
   return new Map(rows.map((r) => [Number(r.import_key.slice(prefix)), Number(r.id)]));
