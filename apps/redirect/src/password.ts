@@ -1,38 +1,22 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { hasPassCookie, passCookieHeader, signPass as sign } from "@shortener/core";
 
 /** The cookie that lets a visitor who gave a link's password skip the form (CONTRACT §7.6). */
 export function passCookieName(linkId: number): string {
   return `pass_${linkId}`;
 }
 
-/**
- * The cookie's value: an HMAC of the link id and its current password hash under the service secret.
- * A changed password changes the hash, so every earlier cookie stops matching.
- */
+/** The pass for a link: signed over the link id and its current password hash (core's `signPass`). */
 export function signPass(secret: string, linkId: number, passwordHash: string): string {
-  return createHmac("sha256", secret).update(`${linkId}\n${passwordHash}`).digest("base64url");
+  return sign(secret, String(linkId), passwordHash);
 }
 
 export function hasValidPass(req: IncomingMessage, secret: string, linkId: number, passwordHash: string): boolean {
-  const value = readCookie(req.headers.cookie, passCookieName(linkId));
-  if (!value) return false;
-  const expected = Buffer.from(signPass(secret, linkId, passwordHash));
-  const given = Buffer.from(value);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return hasPassCookie(req.headers.cookie, passCookieName(linkId), signPass(secret, linkId, passwordHash));
 }
 
 export function passCookie(linkId: number, alias: string, value: string, isSecure: boolean): string {
-  return `${passCookieName(linkId)}=${value}; Path=/${alias}; Max-Age=86400; HttpOnly; SameSite=Lax${isSecure ? "; Secure" : ""}`;
+  return passCookieHeader(passCookieName(linkId), value, `/${alias}`, isSecure);
 }
 
 /** Reads a small form body (the password form): at most `limit` bytes, else null. */

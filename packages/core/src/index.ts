@@ -62,3 +62,4 @@ export {
   type RunImportOptions,
 } from "./imports/run-import.ts";
 export { createAttemptLimiter, type AttemptLimiter } from "./shared/attempt-limiter.ts";
+export { hasPassCookie, passCookieHeader, readCookie, signPass } from "./shared/pass-cookie.ts";
