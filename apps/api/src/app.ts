@@ -94,7 +94,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc" });
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
-  publicStatsRoutes(app, deps, serializers);
+  publicStatsRoutes(app, deps, serializers, keys);
 
   return app;
 }

@@ -204,6 +204,19 @@ describe("the public stats page /stats/{link_id}", () => {
     expect((await page(`/stats/${link.id}`, { method: "POST", form: { password: "x" } })).status).toBe(404);
   });
 
+  it("privacy 1: the owner's key is checked through the API's key cache, and a rotated key stops opening the page at once", async () => {
+    const owner = await createOwner(api);
+    const link = await newLink(owner, { privacy: "1" });
+    const oldKey = owner.user.apiKey;
+    expect((await page(`/stats/${link.id}`, { key: oldKey })).status).toBe(200);
+    expect((await page(`/stats/${link.id}`, { key: oldKey })).status).toBe(200);
+    const rotated = await api.call(owner.user, "POST", "/api/v1/account/api-key");
+    expect(rotated.status).toBe(201);
+    const newKey = rotated.body.data.api_key as string;
+    expect((await page(`/stats/${link.id}`, { key: oldKey })).status).toBe(404);
+    expect((await page(`/stats/${link.id}`, { key: newKey })).status).toBe(200);
+  });
+
   it("privacy 2: a password form, a signed cookie once right, 401 when wrong, 429 past the limit; a new password voids old cookies", async () => {
     const owner = await createOwner(api);
     const link = await newLink(owner, { privacy: "2", privacy_password: "open sesame" });

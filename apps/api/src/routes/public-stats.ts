@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
-  authenticateApiKey,
   createAttemptLimiter,
   buildStatsReport,
   findStatsLink,
@@ -13,6 +12,7 @@ import {
 import type { ApiDeps } from "../deps.ts";
 import { NOT_FOUND_MESSAGE } from "../errors.ts";
 import { bearerToken } from "../http/auth.ts";
+import type { KeyCache } from "../http/key-cache.ts";
 import { resource } from "../http/routes.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { statsCsp } from "../stats-page/html.ts";
@@ -42,14 +42,14 @@ function queryOf(request: FastifyRequest): { from?: unknown; to?: unknown } {
  * limited per client address and link, a signed HttpOnly cookie once right. The owner's bearer key
  * always opens it. Registered outside /api/v1, so the API key hook does not apply (docs/statistics.md).
  */
-export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers): void {
+export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, keys: KeyCache): void {
   const sys = { db: deps.database.db, now: deps.now };
   const limiter = createAttemptLimiter({ ...deps.config.statsPasswordAttempts, now: () => deps.now().getTime() });
 
   async function isOwner(request: FastifyRequest, link: StatsLink): Promise<boolean> {
     const token = bearerToken(request);
     if (!token) return false;
-    const auth = await authenticateApiKey(sys, token);
+    const auth = await keys.authenticate(token);
     return auth?.userId === link.userId;
   }
 
