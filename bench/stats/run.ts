@@ -12,7 +12,8 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import postgres from "postgres";
-import { getStats, pgArray, recordClicks, type Click, type Ctx } from "@shortener/core";
+import { getStats, recordClicks, type Click, type Ctx } from "@shortener/core";
+import { pgArray } from "@shortener/db";
 import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";

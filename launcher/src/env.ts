@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
+import { normalizeDomainName } from "@shortener/core";
 
 const int = (min: number, max: number) =>
   z
@@ -16,6 +17,43 @@ const trustProxy = z.string().transform((value, ctx) => {
   if (bad || !list.length) {
     ctx.addIssue({ code: "custom", message: `must be true, false or a comma list of addresses or CIDR ranges (bad entry "${bad ?? ""}")` });
     return z.NEVER;
+  }
+  return list;
+});
+
+const isPort = (port: string | undefined) => port === undefined || (/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535);
+
+/** `ip`, `ipv4:port` or `[ipv6]:port`, as node:dns `setServers` takes them. */
+function isDnsServer(item: string): boolean {
+  if (isIP(item)) return true;
+  const ipv6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
+  if (ipv6) return isIP(ipv6[1] ?? "") === 6 && isPort(ipv6[2]);
+  const ipv4 = /^([\d.]+):(\d+)$/.exec(item);
+  return !!ipv4 && isIP(ipv4[1] ?? "") === 4 && isPort(ipv4[2]);
+}
+
+/** The resolvers of domain verification (CONTRACT §14): a comma list. */
+const dnsServers = z.string().transform((value, ctx) => {
+  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = list.find((item) => !isDnsServer(item));
+  if (bad !== undefined || !list.length) {
+    ctx.addIssue({ code: "custom", message: `must be a comma list of ip, ip:port or [ipv6]:port (bad entry "${bad ?? ""}")` });
+    return z.NEVER;
+  }
+  return list;
+});
+
+/** Host names (no port), or `*.name` for every subdomain of name; stored lower-case, IDN as punycode. */
+const reservedHosts = z.string().transform((value, ctx) => {
+  const list: string[] = [];
+  for (const item of value.split(",").map((s) => s.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean)) {
+    const wildcard = item.startsWith("*.");
+    const name = normalizeDomainName(wildcard ? item.slice(2) : item);
+    if (!name || name.includes(":")) {
+      ctx.addIssue({ code: "custom", message: `must be a comma list of host names without a port, or *.name (bad entry "${item}")` });
+      return z.NEVER;
+    }
+    list.push(wildcard ? `*.${name}` : name);
   }
   return list;
 });
@@ -50,6 +88,9 @@ export const Env = z.object({
   IMPORT_MAX_BYTES: int(1024, 2 ** 31 - 1).default(50 * 1024 * 1024),
   IMPORT_MAX_ROWS: int(1, 100_000_000).default(1_000_000),
   IMPORT_BATCH_SIZE: int(1, 50_000).optional(),
+  DOMAIN_VERIFICATION: z.enum(["dns", "off"], { error: "must be dns or off" }).default("dns"),
+  DNS_SERVERS: dnsServers.optional(),
+  RESERVED_HOSTS: reservedHosts.default([]),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 export type Env = z.output<typeof Env>;

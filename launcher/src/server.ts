@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { createApi, DEFAULT_API_CONFIG, isApiPath } from "@shortener/api";
@@ -57,6 +57,9 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
         importMaxBytes: env.IMPORT_MAX_BYTES,
         importMaxRows: env.IMPORT_MAX_ROWS,
+        domainVerification: env.DOMAIN_VERIFICATION,
+        dnsServers: env.DNS_SERVERS ?? [],
+        reservedHosts: env.RESERVED_HOSTS,
       },
       enqueueImport: (jobId) => queue.enqueue(jobId),
     });
@@ -82,7 +85,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
     if (runs.has("redirect")) await redirect.start();
 
     // One port: API paths to Fastify's router, every other path straight to the visitor side.
-    const notServed = (res: import("node:http").ServerResponse) => {
+    const notServed = (res: ServerResponse) => {
       res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
       res.end('{"message":"Resource not found.","code":"not_found","status":404}');
     };

@@ -10,7 +10,21 @@ describe("settings (CONTRACT §13)", () => {
       REDIRECT_STATUS: 302,
       RATE_LIMIT_PER_MINUTE: 120,
       LOG_LEVEL: "info",
+      DOMAIN_VERIFICATION: "dns",
+      RESERVED_HOSTS: [],
     });
+    expect(parseEnv({}).DNS_SERVERS).toBeUndefined();
+  });
+
+  it("reads the domain settings of CONTRACT §14", () => {
+    const env = parseEnv({
+      DOMAIN_VERIFICATION: "off",
+      DNS_SERVERS: "127.0.0.1:5353, 9.9.9.9,::1, [2001:db8::1]:53",
+      RESERVED_HOSTS: "Short.Example.COM, *.internal.example., bücher.example",
+    });
+    expect(env.DOMAIN_VERIFICATION).toBe("off");
+    expect(env.DNS_SERVERS).toEqual(["127.0.0.1:5353", "9.9.9.9", "::1", "[2001:db8::1]:53"]);
+    expect(env.RESERVED_HOSTS).toEqual(["short.example.com", "*.internal.example", "xn--bcher-kva.example"]);
   });
 
   it("reads good values, and empty values count as unset", () => {
@@ -34,6 +48,18 @@ describe("settings (CONTRACT §13)", () => {
     ["SECRET", "short"],
     ["LOG_LEVEL", "loud"],
     ["GEO_COUNTRY_HEADER", "bad header"],
+    ["DOMAIN_VERIFICATION", "txt"],
+    ["DNS_SERVERS", "dns.example"],
+    ["DNS_SERVERS", "127.0.0.1:0"],
+    ["DNS_SERVERS", "127.0.0.1:65536"],
+    ["DNS_SERVERS", "127.0.0.1:53, 300.1.1.1"],
+    ["DNS_SERVERS", "[127.0.0.1]:53"],
+    ["DNS_SERVERS", "::1:53x"],
+    ["DNS_SERVERS", " , "],
+    ["RESERVED_HOSTS", "short.example:8080"],
+    ["RESERVED_HOSTS", "ok.example, bad host"],
+    ["RESERVED_HOSTS", "*.*.example"],
+    ["RESERVED_HOSTS", "http://x.example/path"],
   ])("%s=%s stops the start with one line naming it", (name, value) => {
     let message = "";
     try {

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import pino from "pino";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,9 +13,8 @@ let base: string;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  let settings: Record<string, string>;
   const storage = await openServerStorage();
-  settings = storage.settings;
+  const settings = storage.settings;
   cleanup = () => storage.close();
   const port = await freePort();
   server = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));

@@ -1,6 +1,8 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
+import { SERVICE_PATHS } from "@shortener/core";
 import { sql } from "@shortener/db";
 import type { ApiDeps } from "./deps.ts";
+import { createDomainVerbs } from "./domain-policy.ts";
 import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { createGuard } from "./http/auth.ts";
 import { createKeyCache } from "./http/key-cache.ts";
@@ -16,9 +18,12 @@ import { createSerializers } from "./serialize/resources.ts";
 import { registerTrpc } from "./trpc/plugin.ts";
 import { appRouter } from "./trpc/router.ts";
 
-/** Paths the API answers; the launcher sends every other path to the visitor side. */
+/** `/` + one of core's `SERVICE_PATHS`, then `/`, `?` or the end. */
+const API_PATH = new RegExp(`^/(?:${SERVICE_PATHS.join("|")})(?:[/?]|$)`);
+
+/** Paths the API answers (core's `SERVICE_PATHS`); the launcher sends every other path to the visitor side. */
 export function isApiPath(url: string): boolean {
-  return /^\/(api\/|api$|trpc\/|trpc$|stats\/|healthz(\?|$)|readyz(\?|$))/.test(url);
+  return API_PATH.test(url);
 }
 
 /**
@@ -54,6 +59,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => {
     const { status, body, headers, isUnexpected } = toErrorResponse(error);
     if (isUnexpected) request.log.error({ err: error, url: request.url, method: request.method }, "unexpected error");
+    else if (status === 503) request.log.warn({ method: request.method, reason: (error as Error).message }, "database unreachable");
     return reply.code(status).headers(headers).send(body);
   });
   const notFound = (_request: unknown, reply: FastifyReply) => reply.code(404).send({ message: NOT_FOUND_MESSAGE, code: "not_found", status: 404 });
@@ -76,6 +82,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const guard = createGuard(deps, await registerRateLimits(app, deps.config), keys);
 
   const serializers = createSerializers(deps.config);
+  const domainVerbs = createDomainVerbs(deps.config);
   await app.register(
     async (api) => {
       api.addHook("onRequest", async (request, reply) => {
@@ -84,7 +91,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       // Unknown paths under /api/v1 too: authenticated and counted, then 404.
       api.setNotFoundHandler(notFound);
       accountRoutes(api, deps);
-      resourceRoutes(api, deps, serializers);
+      resourceRoutes(api, deps, serializers, domainVerbs);
       openApiRoutes(api);
       statsRoutes(api, deps);
       await api.register(async (imports) => importRoutes(imports, deps));

@@ -23,6 +23,14 @@ export type ApiConfig = {
   importMaxBytes: number;
   /** Most data rows an import file may have: more is a 422. */
   importMaxRows: number;
+  /** `dns`: a non-admin's domain serves once its TXT record is found (CONTRACT §14); `off`: at once. */
+  domainVerification: "dns" | "off";
+  /** Resolvers of the verification lookup (`ip`, `ip:port`, `[ipv6]:port`); empty: the system's. */
+  dnsServers: string[];
+  /** A verification lookup gives up (a 422) after this long. */
+  dnsTimeoutMs: number;
+  /** Host names no non-admin may claim; `*.name` for every subdomain of name. */
+  reservedHosts: string[];
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -38,6 +46,10 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
   importMaxBytes: 50 * 1024 * 1024,
   importMaxRows: 1_000_000,
+  domainVerification: "dns",
+  dnsServers: [],
+  dnsTimeoutMs: 5_000,
+  reservedHosts: [],
 };
 
 export type ApiDeps = {

@@ -1,5 +1,6 @@
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { CoreError, ValidationError, type CoreErrorCode } from "@shortener/core";
+import { isConnectionError } from "@shortener/db";
 
 /** The one table both transports use: a core error code → HTTP status, tRPC code and REST `code` slug. */
 export const ERROR_TABLE: Record<CoreErrorCode, { http: number; trpc: TRPC_ERROR_CODE_KEY; slug: string }> = {
@@ -40,10 +41,17 @@ export const HTTP_ERROR_TRPC: Record<number, TRPC_ERROR_CODE_KEY> = {
   413: "PAYLOAD_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",
   429: "TOO_MANY_REQUESTS",
+  503: "SERVICE_UNAVAILABLE",
 };
 
 export const NOT_FOUND_MESSAGE = "Resource not found.";
 export const SERVER_ERROR_MESSAGE = "Server Error.";
+export const SERVICE_UNAVAILABLE_MESSAGE = "Service Unavailable.";
+/** How long a client is asked to wait (`Retry-After`, seconds) while the database is unreachable. */
+export const RETRY_AFTER_SECONDS = 5;
+/** CONTRACT §16: the database cannot be reached; the request can be tried again in a moment. */
+export const serviceUnavailable = () =>
+  new HttpError(503, "service_unavailable", SERVICE_UNAVAILABLE_MESSAGE, { "retry-after": String(RETRY_AFTER_SECONDS) });
 export const unauthenticated = () => new HttpError(401, "unauthenticated", "Unauthenticated.");
 export const notFound = () => new HttpError(404, "not_found", NOT_FOUND_MESSAGE);
 
@@ -62,7 +70,11 @@ const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length header does not match the body.",
 };
 
-/** Any thrown value → status and REST body. Unknown errors become a generic 500 (the caller logs the cause). */
+/**
+ * Any thrown value → status and REST body. A lost database (`isConnectionError`, whatever wraps it)
+ * is a 503 with `Retry-After` (CONTRACT §16); other unknown errors become a generic 500 (the caller
+ * logs the cause).
+ */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; headers: Record<string, string>; isUnexpected: boolean } {
   if (error instanceof HttpError) {
     return { status: error.status, body: { message: error.message, code: error.code, status: error.status }, headers: error.headers, isUnexpected: false };
@@ -80,5 +92,6 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
     const message = (typeof e.code === "string" && FASTIFY_MESSAGES[e.code]) || "The request could not be understood.";
     return { status, body: { message, code, status }, headers: {}, isUnexpected: false };
   }
+  if (isConnectionError(error)) return toErrorResponse(serviceUnavailable());
   return { status: 500, body: { message: SERVER_ERROR_MESSAGE, code: "internal_error", status: 500 }, headers: {}, isUnexpected: true };
 }

@@ -46,9 +46,12 @@ export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Pick<
   };
 }
 
-/** A user with a domain, a space and a pixel of their own, created through the API. */
-export async function createOwner(api: TestApi) {
-  const user = await api.user();
+/**
+ * A user with a domain, a space and a pixel of their own, created through the API. A user's domain is
+ * unverified (CONTRACT §14) unless the API runs with verification off; an admin's is verified.
+ */
+export async function createOwner(api: TestApi, role: "admin" | "user" = "user") {
+  const user = await api.user(role);
   const name = `${Math.random().toString(36).slice(2, 10)}.example`;
   const domain = (await api.call(user, "POST", "/api/v1/domains", { name })).body.data;
   const space = (await api.call(user, "POST", "/api/v1/spaces", { name: `s${Math.random().toString(36).slice(2, 8)}` })).body.data;

@@ -1,6 +1,5 @@
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importErrors, importJobs } from "@shortener/db";
+import { importErrors } from "@shortener/db";
 import { claimImport, completeImport, runImport, streamImportSource, type ImportRow } from "@shortener/core";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 

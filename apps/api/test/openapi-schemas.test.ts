@@ -8,7 +8,8 @@ import { toUserJson } from "../src/serialize/users.ts";
 /** The response schemas of the OpenAPI document against the serialisers that write the responses. */
 const json = createSerializers({ shortUrlScheme: undefined });
 const at = new Date("2026-11-22T10:00:00.000Z");
-const domain: Domain = { id: 3, name: "go.example", indexPage: null, notFoundPage: "https://nf.example/", createdAt: at, updatedAt: at };
+const domain: Domain = { id: 3, name: "go.example", indexPage: null, notFoundPage: "https://nf.example/", verifiedAt: at, verificationToken: null, createdAt: at, updatedAt: at };
+const unverified: Domain = { ...domain, id: 4, name: "claimed.example:8080", verifiedAt: null, verificationToken: "Tok3n" };
 const space: Space = { id: 4, name: "Work", color: 2, createdAt: at, updatedAt: at };
 const pixel: Pixel = { id: 5, name: "Ads", type: "google-ads", value: "AW-1", createdAt: at, updatedAt: at };
 const bare: Link = {
@@ -83,6 +84,12 @@ describe("response schemas (src/openapi/schemas.ts)", () => {
 
   it("accept the serialised domain, space, pixel and user", () => {
     expect(DomainJson.safeParse(json.domain(domain)).error).toBeUndefined();
+    expect(DomainJson.safeParse(json.domain(unverified)).error).toBeUndefined();
+    expect(json.domain(domain)).toMatchObject({ verified: true, verification: null });
+    expect(json.domain(unverified)).toMatchObject({
+      verified: false,
+      verification: { type: "TXT", name: "_shortener-challenge.claimed.example", value: "shortener-verify=Tok3n" },
+    });
     expect(SpaceJson.safeParse(json.space(space)).error).toBeUndefined();
     expect(PixelJson.safeParse(json.pixel(pixel)).error).toBeUndefined();
     expect(UserJson.safeParse(toUserJson(user)).error).toBeUndefined();

@@ -5,28 +5,32 @@ import type { ValidateFunction } from "ajv";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApi, DEFAULT_API_CONFIG, getOpenApiDocument } from "../src/index.ts";
+import { startTestDns, type TestDns } from "@shortener/core/testing";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
 // ajv-formats is CommonJS: NodeNext types its default import as the module object, vitest hands over the function.
 type AddFormats = typeof addFormatsModule.default;
 const addFormats: AddFormats = (addFormatsModule as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
+type Json = Record<string, any>; // a parsed OpenAPI document
 
 let api: TestApi;
+let dns: TestDns;
 let doc: Json;
 const DOC_ID = "https://shortener.test/openapi.json";
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
 beforeAll(async () => {
-  api = await createTestApi();
+  dns = await startTestDns();
+  api = await createTestApi({ dnsServers: [dns.server], dnsTimeoutMs: 1_000 });
   const admin = await api.user("admin");
   doc = (await api.call(admin, "GET", "/api/v1/openapi.json")).body;
   ajv.addSchema({ $id: DOC_ID, components: doc.components });
 });
 afterAll(async () => {
   await api?.close();
+  await dns?.close();
 });
 
 const resolve = (ref: string): Json => ref.slice(2).split("/").reduce((node: Json, part) => node[part.replaceAll("~1", "/").replaceAll("~0", "~")], doc);
@@ -81,7 +85,7 @@ describe("GET /api/v1/openapi.json", () => {
 
   it("describes every REST route, with bearer security and both body types", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ["/account", "/account/api-key", "/domains", "/domains/{id}", "/links", "/links/{id}", "/openapi.json", "/pixels", "/pixels/{id}", "/spaces", "/spaces/{id}", "/users", "/users/{id}"].sort(),
+      ["/account", "/account/api-key", "/domains", "/domains/{id}", "/domains/{id}/verify", "/links", "/links/{id}", "/openapi.json", "/pixels", "/pixels/{id}", "/spaces", "/spaces/{id}", "/users", "/users/{id}"].sort(),
     );
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     expect(Object.keys(doc.paths["/links"].post.requestBody.content).sort()).toEqual(["application/json", "application/x-www-form-urlencoded"]);
@@ -139,6 +143,14 @@ describe("live responses match the schemas the document declares", () => {
     await checked(api.app, admin, "patch", "/domains/{id}", `/domains/${domain.body.data.id}`, { form: { not_found_page: "https://nf.example/" } });
     expect((await checked(api.app, admin, "patch", "/domains/{id}", `/domains/${domain.body.data.id}`, { form: { name: "x.example" } })).status).toBe(422);
     await checked(api.app, admin, "delete", "/domains/{id}", `/domains/${domain.body.data.id}`);
+    // A user's domain: unverified with its record, a 422 until the record is published, then verified.
+    const claimer = (await api.user()).apiKey;
+    const claimed = await checked(api.app, claimer, "post", "/domains", "/domains", { form: { name: `claim-${Date.now()}.example` } });
+    expect(claimed.body.data.verification.type).toBe("TXT");
+    expect((await checked(api.app, claimer, "post", "/domains/{id}/verify", `/domains/${claimed.body.data.id}/verify`)).status).toBe(422);
+    dns.setTxt(claimed.body.data.verification.name, [claimed.body.data.verification.value]);
+    expect((await checked(api.app, claimer, "post", "/domains/{id}/verify", `/domains/${claimed.body.data.id}/verify`)).body.data.verified).toBe(true);
+    expect((await checked(api.app, admin, "post", "/domains/{id}/verify", `/domains/${claimed.body.data.id}/verify`)).status).toBe(404);
 
     const space = await checked(api.app, admin, "post", "/spaces", "/spaces", { json: { name: "Docs", color: 2 } });
     await checked(api.app, admin, "get", "/spaces/{id}", `/spaces/${space.body.data.id}`);

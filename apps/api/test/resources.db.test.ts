@@ -24,13 +24,15 @@ describe("domains (CONTRACT §4)", () => {
       url: `https://${name.toLowerCase()}`,
       index_page: "https://home.example/",
       not_found_page: null,
+      verified: false,
+      verification: { type: "TXT", name: `_shortener-challenge.${name.toLowerCase()}`, value: expect.stringMatching(/^shortener-verify=[0-9A-Za-z]{32}$/) },
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
   });
 
-  it("localhost and IP domains get http URLs; IDN names are stored as punycode", async () => {
-    const user = await api.user();
+  it("localhost and IP domains (an admin's) get http URLs; IDN names are stored as punycode", async () => {
+    const user = await api.user("admin");
     const port = 1000 + Math.floor(Math.random() * 60000);
     expect((await api.call(user, "POST", "/api/v1/domains", { name: `localhost:${port}` })).body.data.url).toBe(`http://localhost:${port}`);
     const idn = await api.call(user, "POST", "/api/v1/domains", { name: `bücher-${uniq()}.example` });
@@ -56,12 +58,15 @@ describe("domains (CONTRACT §4)", () => {
     expect(Object.keys(res.body.message)).toContain(field);
   });
 
-  it("names are unique across all users", async () => {
+  it("a verified name is unique across all users, and a user's own names are unique", async () => {
     const a = await api.user();
-    const b = await api.call(await api.user(), "POST", "/api/v1/domains", { name: `shared-${uniq()}.example` });
+    const b = await api.call(await api.user("admin"), "POST", "/api/v1/domains", { name: `shared-${uniq()}.example` });
+    expect(b.body.data.verified).toBe(true);
     const res = await api.call(a, "POST", "/api/v1/domains", { name: b.body.data.name.toUpperCase() });
     expect(res.status).toBe(422);
     expect(res.body.message).toEqual({ name: ["The name has already been taken."] });
+    const own = await api.call(a, "POST", "/api/v1/domains", { name: `mine-${uniq()}.example` });
+    expect((await api.call(a, "POST", "/api/v1/domains", { name: own.body.data.name })).body.message).toEqual({ name: ["The name has already been taken."] });
   });
 
   it("update accepts only the two pages; name is a 422; empty clears", async () => {

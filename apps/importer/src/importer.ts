@@ -1,8 +1,8 @@
 import type PgBoss from "pg-boss";
-import { DEFAULT_BATCH_SIZE, failStaleUploads, findImportsToResume } from "@shortener/core";
-import type { Database } from "@shortener/db";
+import { DEFAULT_BATCH_SIZE, failImport, failStaleUploads, findImportsToResume } from "@shortener/core";
+import { isConnectionError, type Database } from "@shortener/db";
 import { tryLockJob } from "./locks.ts";
-import { processStoredJob } from "./process-job.ts";
+import { ImportInterruptedError, processStoredJob } from "./process-job.ts";
 import { IMPORT_QUEUE, startBoss, type JobMessage } from "./queue.ts";
 
 export type ImporterConfig = {
@@ -21,6 +21,11 @@ export type ImporterConfig = {
   queuedGraceMs: number;
   /** An upload still unfinished after this long was abandoned (its server died): the job fails. */
   staleUploadMs: number;
+  /**
+   * Runs of one job that may end in an error other than a lost database before the job fails (a fault
+   * that would recur on every retry must not keep a job `running`, and its file stored, for ever).
+   */
+  maxUnexpectedErrors: number;
 };
 
 export const PGLITE_BATCH_SIZE = 500;
@@ -32,6 +37,7 @@ export const DEFAULT_IMPORTER_CONFIG: ImporterConfig = {
   sweepIntervalMs: 10_000,
   queuedGraceMs: 30_000,
   staleUploadMs: 6 * 3600_000,
+  maxUnexpectedErrors: 3,
 };
 
 export type ImporterLog = {
@@ -73,6 +79,25 @@ export function createImporter(deps: ImporterDeps): Importer {
   let isClosing = false;
   let sweepTimer: NodeJS.Timeout | undefined;
   const running = new Map<number, Promise<void>>();
+  /** Unexpected errors per job in this process (a lost database does not count). */
+  const unexpected = new Map<number, number>();
+
+  /**
+   * A job's run ended in an error. A lost database leaves the job to be resumed. Any other error is
+   * retried (the sweep takes the job again) until it has happened `maxUnexpectedErrors` times: then the
+   * job fails with a reason naming the line its committed rows reach, and its stored file is dropped.
+   */
+  async function onJobError(jobId: number, error: unknown): Promise<void> {
+    const cause = error instanceof ImportInterruptedError ? error.cause : error;
+    if (isConnectionError(cause)) throw error;
+    const count = (unexpected.get(jobId) ?? 0) + 1;
+    unexpected.set(jobId, count);
+    if (count < config.maxUnexpectedErrors) throw error;
+    unexpected.delete(jobId);
+    log.error({ err: cause, jobId }, "import failed on an unexpected error");
+    const line = error instanceof ImportInterruptedError ? error.line : 1;
+    await failImport(ctx, jobId, `The import stopped on an unexpected error after line ${line} (${count} tries); the rows up to that line were imported.`);
+  }
   const waiting: Array<() => void> = [];
   let busy = 0;
 
@@ -104,7 +129,11 @@ export function createImporter(deps: ImporterDeps): Importer {
           batchSize,
           shouldStop: () => isClosing,
           onBatch: (_outcome, totals) => log.debug?.({ jobId, ...totals }, "import batch committed"),
+        }).catch(async (error: unknown) => {
+          await onJobError(jobId, error);
+          return { outcome: "failed" as const };
         });
+        unexpected.delete(jobId);
         log.info({ jobId, ...result }, `import ${result.outcome}`);
       } finally {
         await lock.release();
@@ -119,6 +148,12 @@ export function createImporter(deps: ImporterDeps): Importer {
     }
   }
 
+  function logInterrupted(jobId: number, error: unknown): void {
+    const cause = error instanceof ImportInterruptedError ? error.cause : error;
+    if (isConnectionError(cause)) log.warn({ jobId, reason: (cause as Error).message }, "import interrupted: the database is unreachable; it will be resumed");
+    else log.error({ err: cause, jobId }, "import interrupted; it will be retried");
+  }
+
   async function sweep(): Promise<void> {
     if (isClosing) return;
     const stale = await failStaleUploads(ctx, new Date(deps.now().getTime() - config.staleUploadMs));
@@ -127,7 +162,7 @@ export function createImporter(deps: ImporterDeps): Importer {
     for (const id of ids) {
       if (isClosing || busy >= config.concurrency) break;
       if (running.has(id)) continue;
-      void runJob(id).catch((error: unknown) => log.error({ err: error, jobId: id }, "import interrupted; it will be resumed"));
+      void runJob(id).catch((error: unknown) => logInterrupted(id, error));
     }
   }
 
@@ -137,7 +172,8 @@ export function createImporter(deps: ImporterDeps): Importer {
       isWorking = true;
       const b = await bossOf();
       await b.work<JobMessage>(IMPORT_QUEUE, { pollingIntervalSeconds: config.pollIntervalSeconds, batchSize: 1 }, async (jobs) => {
-        for (const job of jobs) await runJob(job.data.jobId);
+        // A run that ends in an error leaves its job to the sweep, which resumes (or fails) it.
+        for (const job of jobs) await runJob(job.data.jobId).catch((error: unknown) => logInterrupted(job.data.jobId, error));
       });
       const tick = () =>
         sweep().catch((error: unknown) => log.error({ err: error }, "import sweep failed"));

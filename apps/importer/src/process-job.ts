@@ -2,6 +2,7 @@ import {
   claimImport,
   completeImport,
   failImport,
+  IMPORT_COLUMNS,
   ImportGoneError,
   runImport,
   streamImportSource,
@@ -10,8 +11,7 @@ import {
   type RunImportOptions,
   type SystemCtx,
 } from "@shortener/core";
-import { CsvFormatError, readCsvRows } from "./csv.ts";
-import { Readable } from "node:stream";
+import { CsvFormatError, readCsvRows } from "@shortener/csv";
 
 /** The file cannot be imported at all: the job fails with this as its reason. */
 export class ImportFileError extends Error {
@@ -21,23 +21,41 @@ export class ImportFileError extends Error {
   }
 }
 
-/** The CSV rows of a file, after checking that its header has a `url` column. */
-export async function* importRowsOf(rows: AsyncIterable<{ line: number; fields: Record<string, string> }>): AsyncGenerator<ImportRow> {
-  let isFirst = true;
-  for await (const row of rows) {
-    if (isFirst && !Object.hasOwn(row.fields, "url")) throw new ImportFileError("The file has no url column.");
-    isFirst = false;
-    yield row;
+/**
+ * A job stopped on an error that is not the file's fault (the database went away, or a fault of ours):
+ * the line its committed rows reach, and the error as `cause`.
+ */
+export class ImportInterruptedError extends Error {
+  constructor(
+    readonly line: number,
+    options: { cause: unknown },
+  ) {
+    super(`import interrupted after line ${line}`, options);
+    this.name = "ImportInterruptedError";
   }
+}
+
+/** An import file's header must name a url column. */
+function checkHeader(names: string[]): void {
+  if (!names.length) throw new ImportFileError("The file is empty.");
+  if (!names.includes("url")) throw new ImportFileError("The file has no url column.");
+}
+
+/**
+ * The rows of an import file (text or bytes), as core takes them: only the import's columns, and a row
+ * the CSV reader could not read as a row error. Nothing in the bytes can make this throw except a
+ * header that is missing, unreadable or without a url column (ImportFileError, CsvFormatError).
+ */
+export function importRowsOf(input: AsyncIterable<string | Uint8Array>): AsyncGenerator<ImportRow> {
+  return readCsvRows(input, { columns: IMPORT_COLUMNS, onHeader: checkHeader });
 }
 
 /** Why a file failed, in words for the job's `failure_reason`. */
 export function describeFileError(error: unknown): string | undefined {
   if (error instanceof ImportFileError) return error.message;
-  if (error instanceof CsvFormatError) return `The file is not valid CSV near line ${error.line}: ${error.message}`;
+  if (error instanceof CsvFormatError) return `The file cannot be read at line ${error.line}: ${error.message}`;
   return undefined;
 }
-
 /**
  * The stored file's parts (1 MiB each) cut into ~64 KiB pieces: the CSV parser turns a whole chunk into
  * records before it can pause, so a big chunk would be ~100,000 records in memory at once. A piece never
@@ -59,26 +77,31 @@ export type JobResult = { outcome: "completed" | "stopped" | "failed" | "gone"; 
 
 /**
  * Runs (or resumes) one job whose file is stored in the database: claim it, stream the file from the
- * database a part at a time and its rows from the checkpoint on, complete it. The caller holds the job's lock. A malformed file fails the job; any
- * other error (the database went away) is thrown and the job stays resumable.
+ * database a part at a time and its rows from the checkpoint on, complete it. The caller holds the
+ * job's lock. Unreadable rows are row errors; a file without a usable header fails the job. Any other
+ * error is thrown as an ImportInterruptedError (the job stays resumable; the caller decides whether to
+ * retry it: see `createImporter`).
  */
 export async function processStoredJob(ctx: SystemCtx, jobId: number, options: RunImportOptions): Promise<JobResult> {
   const job = await claimImport(ctx, jobId);
   if (!job) return { outcome: "gone" };
   if (!job.hasSource) return { outcome: "gone" };
-  const source = Readable.from(smallPieces(streamImportSource(ctx, jobId)), { objectMode: false, highWaterMark: 64 * 1024 });
+  let line = job.checkpointLine;
   try {
-    const { isFinished, totals } = await runImport({ ctx, job, rows: importRowsOf(readCsvRows(source)), options });
+    const { isFinished, totals } = await runImport({
+      ctx,
+      job,
+      rows: importRowsOf(smallPieces(streamImportSource(ctx, jobId))),
+      options: { ...options, onBatch: (outcome, t) => ((line = t.line), options.onBatch?.(outcome, t)) },
+    });
     if (!isFinished) return { outcome: "stopped", totals };
     await completeImport(ctx, jobId);
     return { outcome: "completed", totals };
   } catch (error) {
     if (error instanceof ImportGoneError) return { outcome: "gone" };
     const reason = describeFileError(error);
-    if (reason === undefined) throw error;
+    if (reason === undefined) throw new ImportInterruptedError(line, { cause: error });
     await failImport(ctx, jobId, reason);
     return { outcome: "failed" };
-  } finally {
-    source.destroy();
   }
 }

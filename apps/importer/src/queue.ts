@@ -6,6 +6,9 @@ export const IMPORT_QUEUE = "shortener-imports";
 /** pg-boss keeps its tables in a schema of its own. */
 export const BOSS_SCHEMA = "pgboss";
 
+/** What pg-boss's Db interface answers a statement with. */
+type BossRows = Awaited<ReturnType<PgBoss.Db["executeSql"]>>;
+
 /**
  * pg-boss's database adapter (`executeSql(text, values)`) over our own connection, on either driver
  * (docs/adr/0009-import-queue.md): no second pool, no `pg` connections, and PGlite works too.
@@ -15,8 +18,8 @@ export const BOSS_SCHEMA = "pgboss";
  */
 export function createBossDb(database: Database): PgBoss.Db {
   return {
-    // `any[]`: pg-boss's own Db type; its rows are whatever its queries select.
-    async executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }> {
+    // pg-boss's own Db type: its rows are whatever its queries select.
+    async executeSql(text: string, values?: unknown[]): Promise<BossRows> {
       if (database.pglite) {
         const pg = database.pglite;
         if (values?.length) return { rows: (await pg.query(text, values)).rows };
@@ -46,8 +49,7 @@ function asPgValue(value: unknown): unknown {
 }
 
 /** postgres.js answers several statements with an array of results: pg-boss wants the last one's rows. */
-// `any[]`: the row type pg-boss's Db interface declares.
-function toRows(result: unknown): { rows: any[] } {
+function toRows(result: unknown): BossRows {
   const list = result as unknown[];
   if (list.length && Array.isArray(list[list.length - 1])) return { rows: [...(list[list.length - 1] as unknown[])] };
   return { rows: [...list] };

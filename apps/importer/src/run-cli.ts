@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream, statSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, statSync, type WriteStream } from "node:fs";
 import { resolve } from "node:path";
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
@@ -12,7 +12,7 @@ import {
   createImport,
   ERRORS_CSV_HEADER,
   failImport,
-  findDomainByHost,
+  findDomainByName,
   findUserByEmail,
   formatErrorsCsv,
   getImport,
@@ -24,7 +24,6 @@ import {
   type RowError,
 } from "@shortener/core";
 import { lockDataDir, migrate, openDb, type Database } from "@shortener/db";
-import { readCsvRows } from "./csv.ts";
 import { parseImporterEnv } from "./env.ts";
 import { tryLockJob } from "./locks.ts";
 import { describeFileError, importRowsOf } from "./process-job.ts";
@@ -38,7 +37,8 @@ Imports a CSV of links (docs/importing.md) straight into the database as <email>
                     domain are one job: running the command again resumes or reports it)
   --batch-size <n>  rows per transaction (default 5000)
 The database is DATABASE_URL, else the embedded one in DATA_DIR (default ./.data), as for pnpm start.
-Row errors go to <file.csv>.errors.csv. Exit status: 0 done (even with row errors), 1 failed, 2 usage.`;
+Row errors go to <file.csv>.errors.csv, or <file.csv>.errors-2.csv, -3, … when that file exists (an
+errors file is never overwritten). Exit status: 0 done (even with row errors), 1 failed, 2 usage.`;
 
 /** The embedded database's settings for a CLI import (docs/adr/0013-import-memory-and-storage.md). */
 export const PGLITE_CLI_SETTINGS = { shared_buffers: "48MB" } as const;
@@ -104,16 +104,17 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     let domainId: number | null = null;
     if (args.domain !== undefined) {
       const name = normalizeDomainName(args.domain);
-      const domain = name ? await findDomainByHost(sys, name) : null;
-      if (!domain || domain.userId !== user.id || domain.name !== name) throw new CliError(`${args.domain} is not one of ${user.email}'s domains.`);
+      // The user's own domain of that name, verified or not (an unverified domain takes links too).
+      const domain = name ? await findDomainByName({ ctx, name }) : null;
+      if (!domain) throw new CliError(`${args.domain} is not one of ${user.email}'s domains.`);
       domainId = domain.id;
     }
     const batchSize = args.batchSize ?? settings.IMPORT_BATCH_SIZE;
-    const errorsFile = `${file}.errors.csv`;
+    const errorsBase = `${file}.errors.csv`;
 
     if (args.isDryRun) {
-      const errors = createWriteStream(errorsFile);
-      errors.write(ERRORS_CSV_HEADER);
+      // The errors file is opened at the first row error: a run without any leaves no file behind.
+      const errors = lazyErrorsFile(errorsBase);
       const progress = createProgress(io, size);
       const input = countingStream(file, progress.onBytes);
       const started = performance.now();
@@ -122,18 +123,19 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           ctx: sys,
           userId: user.id,
           defaultDomainId: domainId,
-          rows: importRowsOf(readCsvRows(input.stream)),
-          options: { ...(batchSize ? { batchSize } : {}), onBatch: (o, t) => (errors.write(formatErrorsCsv(o.errors)), progress.onRows(t)) },
+          rows: importRowsOf(input.stream),
+          options: { ...(batchSize ? { batchSize } : {}), onBatch: (o, t) => (errors.write(o.errors), progress.onRows(t)) },
         });
         progress.stop();
-        errors.end();
-        await finished(errors);
+        const written = await errors.close();
         say(summary(`Dry run of ${args.file} (nothing written)`, totals, performance.now() - started, "would be "));
-        say(totals.failed ? `Row errors: ${errorsFile}` : "No row errors.");
+        say(written ? `Row errors: ${written}${renamedNote(written, errorsBase)}` : "No row errors.");
         return 0;
       } catch (error) {
         progress.stop();
-        errors.destroy();
+        input.stream.destroy();
+        const written = await errors.close().catch(() => undefined);
+        if (written) say(`Row errors before the failure: ${written}${renamedNote(written, errorsBase)}`);
         const reason = describeFileError(error);
         if (reason) throw new CliError(reason);
         throw error;
@@ -146,8 +148,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     if (!isNew && (job.status === "completed" || job.status === "failed")) {
       say(`${args.file} was already imported by job ${job.id} (${job.status}); --again imports it once more.`);
       const done = await getImport({ ctx, id: job.id });
-      say(summary(`Job ${job.id}:`, { processed: done.processedRows, created: done.createdRows, skipped: done.skippedRows, failed: done.failedRows }));
-      if (done.failedRows) say(`Row errors: ${await writeErrorsFile(ctx, job.id, errorsFile)}`);
+      say(summary(`Job ${job.id}`, { processed: done.processedRows, created: done.createdRows, skipped: done.skippedRows, failed: done.failedRows }));
+      if (done.failedRows) say(await writeErrorsFile(ctx, job.id, errorsBase));
       return job.status === "completed" ? 0 : 1;
     }
     const lock = await tryLockJob(database, job.id);
@@ -169,7 +171,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         result = await runImport({
           ctx: sys,
           job: claimed,
-          rows: importRowsOf(readCsvRows(input.stream)),
+          rows: importRowsOf(input.stream),
           options: { ...(batchSize ? { batchSize } : {}), shouldStop: () => isStopping, onBatch: (_o, t) => progress.onRows(t) },
         });
       } catch (error) {
@@ -179,7 +181,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         if (!reason) throw error;
         await failImport(sys, job.id, reason);
         const failed = await getImport({ ctx, id: job.id });
-        if (failed.failedRows) say(`Row errors: ${await writeErrorsFile(ctx, job.id, errorsFile)}`);
+        if (failed.failedRows) say(await writeErrorsFile(ctx, job.id, errorsBase));
         throw new CliError(`${reason} Job ${job.id} failed; the rows before it were imported.`);
       }
       progress.stop();
@@ -191,7 +193,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       await completeImport(sys, job.id);
       const elapsed = performance.now() - started;
       say(summary(`Imported ${args.file} as job ${job.id}`, result.totals, elapsed, "", result.totals.processed - claimed.processedRows));
-      say(result.totals.failed ? `Row errors: ${await writeErrorsFile(ctx, job.id, errorsFile)}` : "No row errors.");
+      say(result.totals.failed ? await writeErrorsFile(ctx, job.id, errorsBase) : "No row errors.");
       return 0;
     } finally {
       await lock.release();
@@ -323,8 +325,51 @@ function summary(title: string, t: Omit<ImportTotals, "line">, elapsedMs?: numbe
   return `${title}: ${fmt(t.processed)} rows${timing} — ${fmt(t.created)} ${verb}created, ${fmt(t.skipped)} ${verb}skipped, ${fmt(t.failed)} failed.`;
 }
 
-/** Every row error of the job, from the database (so a resumed job's file has the earlier runs' too). */
-async function writeErrorsFile(ctx: Ctx, jobId: number, path: string): Promise<string> {
+/**
+ * Where a run writes its row errors: `base` (`<file>.errors.csv`) unless it exists, else the first free
+ * `<file>.errors-N.csv`. An errors file is never overwritten: an earlier run's (say, before `--again`)
+ * stays as it was.
+ */
+export function freeErrorsPath(base: string): string {
+  if (!existsSync(base)) return base;
+  const stem = base.replace(/\.csv$/, "");
+  for (let n = 2; ; n++) {
+    const path = `${stem}-${n}.csv`;
+    if (!existsSync(path)) return path;
+  }
+}
+
+/** The line's tail when the errors went to a numbered file: says why. */
+function renamedNote(path: string, base: string): string {
+  return path === base ? "" : ` (${base} is from an earlier run and was kept)`;
+}
+
+/** An errors file opened at the first row error written to it. `close` resolves to its path, or undefined if none was. */
+function lazyErrorsFile(base: string) {
+  let out: WriteStream | undefined;
+  let path: string | undefined;
+  return {
+    write(errors: RowError[]): void {
+      if (!errors.length) return;
+      if (!out) {
+        path = freeErrorsPath(base);
+        out = createWriteStream(path);
+        out.write(ERRORS_CSV_HEADER);
+      }
+      out.write(formatErrorsCsv(errors));
+    },
+    async close(): Promise<string | undefined> {
+      if (!out) return undefined;
+      out.end();
+      await finished(out);
+      return path;
+    },
+  };
+}
+
+/** Every row error of the job, from the database (so a resumed job's file has the earlier runs' too), in a new file. Returns the line to print. */
+async function writeErrorsFile(ctx: Ctx, jobId: number, base: string): Promise<string> {
+  const path = freeErrorsPath(base);
   const out = createWriteStream(path);
   out.write(ERRORS_CSV_HEADER);
   for await (const page of await streamImportErrors({ ctx, id: jobId })) {
@@ -332,5 +377,5 @@ async function writeErrorsFile(ctx: Ctx, jobId: number, path: string): Promise<s
   }
   out.end();
   await finished(out);
-  return path;
+  return `Row errors: ${path}${renamedNote(path, base)}`;
 }

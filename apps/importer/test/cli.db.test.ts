@@ -76,7 +76,7 @@ function file(name: string, content: string | Buffer): string {
 }
 
 describe("pnpm importer import", () => {
-  it("imports a file with a BOM, CRLF, quoted line breaks and bytes that are not UTF-8, and writes the row errors beside it", async () => {
+  it("imports a file with a BOM, CRLF, quoted line breaks and bytes that are not UTF-8, and writes the row errors beside it", { timeout: 120_000 }, async () => {
     const o = await owner();
     const csv = Buffer.concat([
       Buffer.from([0xef, 0xbb, 0xbf]),
@@ -103,22 +103,34 @@ describe("pnpm importer import", () => {
     expect(stored.find((l) => l.alias === "c2")?.title).toBe("two\r\nlines");
     expect(stored).toHaveLength(3);
 
-    // The same command again changes nothing: the file is one job.
+    // The same command again changes nothing: the file is one job. Its report names the job once ("Job 3:", never "Job 3::")
+    // and writes the row errors to a new file, keeping the first.
     const again = await cli("import", path, "--user", o.email, "--domain", o.domain);
     expect(again.code).toBe(0);
-    expect(again.out).toMatch(/was already imported by job \d+ \(completed\)/);
+    expect(again.out).toMatch(/was already imported by job (\d+) \(completed\)/);
+    const jobId = /job (\d+)/.exec(again.out)?.[1];
+    expect(again.out).toContain(`\nJob ${jobId}: 6 rows — 3 created, 0 skipped, 3 failed.\n`);
+    expect(again.out).not.toContain("::");
+    expect(again.out).toContain(`Row errors: ${path}.errors-2.csv (${path}.errors.csv is from an earlier run and was kept)`);
+    expect(readFileSync(`${path}.errors-2.csv`, "utf8")).toBe(readFileSync(`${path}.errors.csv`, "utf8"));
     expect(await withDb((db) => db.db.select({ n: sql<number>`count(*)::int` }).from(links).where(eq(links.domainId, o.domainId)))).toEqual([{ n: 3 }]);
 
     // --again: a new job; aliased rows with the same url are skipped, the row without an alias is a new link.
+    // Its row errors go to a third file: the earlier ones are never overwritten.
+    writeFileSync(`${path}.errors.csv`, "kept\r\n");
     const newJob = await cli("import", path, "--user", o.email, "--domain", o.domain, "--again");
     expect(newJob.code).toBe(0);
     expect(newJob.out).toMatch(/— 1 created, 2 skipped, 3 failed\./);
+    expect(newJob.out).toContain(`Row errors: ${path}.errors-3.csv (${path}.errors.csv is from an earlier run and was kept)`);
+    expect(readFileSync(`${path}.errors.csv`, "utf8")).toBe("kept\r\n");
+    expect(readFileSync(`${path}.errors-3.csv`, "utf8")).toMatch(/^line,field,message\r\n5,url,/);
   });
 
   it("checks a file without writing anything on --dry-run", async () => {
     const o = await owner();
     const path = file(`${unique("f")}.csv`, `url,alias\nhttps://dry.example/1,d1\nnot a url,d2\nhttps://dry.example/3,d1\n`);
     const run = await cli("import", path, "--user", o.email, "--domain", o.domain, "--dry-run");
+    expect(run.err).toBe("");
     expect(run.code).toBe(0);
     expect(run.out).toContain("Dry run of");
     expect(run.out).toMatch(/\(nothing written\): 3 rows in [\d.]+ s \([\d,]+ rows\/s\) — 1 would be created, 0 would be skipped, 2 failed\./);
@@ -131,16 +143,26 @@ describe("pnpm importer import", () => {
     });
   });
 
-  it("fails the job on malformed CSV, keeping the rows before it", async () => {
+  it("reports a quote never closed as a row error and imports the rest of the file", async () => {
     const o = await owner();
-    const path = file(`${unique("f")}.csv`, `url\nhttps://m.example/1\n"https://m.example/2\n`);
+    const path = file(`${unique("f")}.csv`, `url\nhttps://m.example/1\n"https://m.example/2\nhttps://m.example/3\n`);
     const run = await cli("import", path, "--user", o.email, "--domain", o.domain, "--batch-size", "1");
-    expect(run.code).toBe(1);
-    expect(run.err).toMatch(/^The file is not valid CSV near line \d+: .* Job \d+ failed; the rows before it were imported\.\n$/);
+    expect(run).toMatchObject({ code: 0, err: "" });
+    expect(readFileSync(`${path}.errors.csv`, "utf8")).toBe("line,field,message\r\n3,,The row has a quote that is never closed.\r\n");
     await withDb(async (db) => {
-      expect((await db.db.select({ url: links.url }).from(links).where(eq(links.domainId, o.domainId))).map((l) => l.url)).toEqual(["https://m.example/1"]);
-      expect((await db.db.select({ status: importJobs.status }).from(importJobs).where(eq(importJobs.userId, o.userId)))[0]?.status).toBe("failed");
+      expect((await db.db.select({ url: links.url }).from(links).where(eq(links.domainId, o.domainId))).map((l) => l.url).sort()).toEqual(["https://m.example/1", "https://m.example/3"]);
+      expect((await db.db.select({ status: importJobs.status }).from(importJobs).where(eq(importJobs.userId, o.userId)))[0]?.status).toBe("completed");
     });
+  });
+
+  it("leaves no errors file behind a dry run without row errors, or one that fails", async () => {
+    const o = await owner();
+    const clean = file(`${unique("f")}.csv`, `url\nhttps://dry.example/ok\n`);
+    expect(await cli("import", clean, "--user", o.email, "--domain", o.domain, "--dry-run")).toMatchObject({ code: 0, err: "" });
+    expect(existsSync(`${clean}.errors.csv`)).toBe(false);
+    const noUrl = file(`${unique("f")}.csv`, `link\nhttps://dry.example/ok\n`);
+    expect(await cli("import", noUrl, "--user", o.email, "--domain", o.domain, "--dry-run")).toMatchObject({ code: 1, err: "The file has no url column.\n" });
+    expect(existsSync(`${noUrl}.errors.csv`)).toBe(false);
   });
 
   it("says what is wrong with the command line, the user or the domain", async () => {

@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { CHANGES_CHANNEL, findDomainByHost, findLinkForVisit, onLocalChange, type Change, type ServedDomain, type VisitLink } from "@shortener/core";
-import type { Database } from "@shortener/db";
+import { isConnectionError, type Database } from "@shortener/db";
 
 /**
  * `ttlMs`: how long a found link or domain stays cached (changes are announced, so this is only a safety
@@ -19,13 +19,66 @@ type Entry<T> = { value: T | null };
  * that exists is announced on a Postgres NOTIFY channel (CONTRACT §7.12); each process drops what
  * changed when it hears of it. The TTL is a safety net for a notification lost while the listening
  * connection was down. A link's creation is not announced: misses are cached for under a second.
+ *
+ * While the database is unreachable (CONTRACT §16), a domain or link found before and past its TTL
+ * is still served: expired entries stay in the LRU (until evicted) and are used only when the fresh
+ * read fails on a lost connection. Nothing can change them meanwhile, since changes go through the
+ * same database. Misses are never served stale: an unknown alias then needs the database (a 503).
  */
 export function createResolver(database: Database, now: () => Date, options: CacheOptions = DEFAULT_CACHE) {
   const sys = { db: database.db, now };
-  const domains = new LRUCache<string, Entry<ServedDomain>>({ max: 10_000, ttl: options.ttlMs });
-  const links = new LRUCache<string, Entry<VisitLink>>({ max: options.maxLinks, ttl: options.ttlMs });
+  const domains = new LRUCache<string, Entry<ServedDomain>>({ max: 10_000, ttl: options.ttlMs, noDeleteOnStaleGet: true });
+  const links = new LRUCache<string, Entry<VisitLink>>({ max: options.maxLinks, ttl: options.ttlMs, noDeleteOnStaleGet: true });
+  const pendingDomains = new Map<string, Promise<ServedDomain | null>>();
   const pendingLinks = new Map<string, Promise<VisitLink | null>>();
   let generation = 0;
+  /**
+   * The last lookup failed on a lost connection, and none has succeeded since: expired entries are
+   * served at once (their lookup goes on in the background) instead of waiting for the database to
+   * answer or fail again.
+   */
+  let isDatabaseDown = false;
+
+  /**
+   * One lookup per key at a time (concurrent misses share it). Its result is cached unless a change
+   * came meanwhile; on a lost connection it falls back to the expired entry (a found value, never a
+   * miss), or fails.
+   */
+  function lookup<T>(cache: LRUCache<string, Entry<T>>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Promise<T | null> {
+    let running = pending.get(key);
+    if (running) return running;
+    const seen = generation;
+    running = read().then(
+      (value) => {
+        pending.delete(key);
+        isDatabaseDown = false;
+        if (seen === generation) cache.set(key, { value }, value === null && missTtl !== undefined ? { ttl: missTtl } : undefined);
+        return value;
+      },
+      (error: unknown) => {
+        pending.delete(key);
+        if (!isConnectionError(error)) throw error;
+        isDatabaseDown = true;
+        const stale = cache.get(key, { allowStale: true });
+        if (stale?.value) return stale.value;
+        throw error;
+      },
+    );
+    pending.set(key, running);
+    return running;
+  }
+
+  /** A cached value (fresh, or expired while the database is down); undefined when it must be looked up. */
+  function cached<T>(cache: LRUCache<string, Entry<T>>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Entry<T> | undefined {
+    const hit = cache.get(key);
+    if (hit) return hit;
+    if (!isDatabaseDown) return undefined;
+    const stale = cache.get(key, { allowStale: true });
+    if (!stale?.value) return undefined;
+    // Whether the database is back: this lookup (or the next) tells.
+    lookup(cache, pending, key, read, missTtl).catch(() => {});
+    return stale;
+  }
 
   function onNotification(payload: string): void {
     let change: Change;
@@ -48,52 +101,35 @@ export function createResolver(database: Database, now: () => Date, options: Cac
     generation++;
   }
 
+  /** Listening again after the connection was lost: what changed meanwhile was not announced, so nothing cached is trusted. */
+  function onListenAgain(): void {
+    domains.clear();
+    links.clear();
+    generation++;
+  }
+
   let unlisten: (() => Promise<void>) | undefined;
   let offLocal: (() => void) | undefined;
 
   return {
     async start(): Promise<void> {
-      unlisten = await database.listen(CHANGES_CHANNEL, onNotification);
+      unlisten = await database.listen(CHANGES_CHANNEL, onNotification, onListenAgain);
       // Changes made in this process (a create, which is not announced) count at once.
       offLocal = onLocalChange(onChange);
     },
     /** The domain a Host names: from memory (synchronously) or one read. */
     domain(host: string): Promise<ServedDomain | null> | ServedDomain | null {
       const key = host.toLowerCase();
-      const hit = domains.get(key);
-      if (hit) return hit.value;
-      const seen = generation;
-      return findDomainByHost(sys, key).then((value) => {
-        if (seen === generation) domains.set(key, { value });
-        return value;
-      });
+      const read = () => findDomainByHost(sys, key);
+      const hit = cached(domains, pendingDomains, key, read);
+      return hit ? hit.value : lookup(domains, pendingDomains, key, read);
     },
     /** The link, from memory or one indexed read; concurrent misses for one key share that read. */
     link(domainId: number, alias: string): Promise<VisitLink | null> | VisitLink | null {
       const key = `${domainId}/${alias}`;
-      const hit = links.get(key);
-      if (hit) return hit.value;
-      let pending = pendingLinks.get(key);
-      if (!pending) {
-        const seen = generation;
-        pending = findLinkForVisit(sys, domainId, alias).then(
-          (value) => {
-            pendingLinks.delete(key);
-            if (seen === generation) links.set(key, { value }, value ? undefined : { ttl: options.missTtlMs });
-            return value;
-          },
-          (error: unknown) => {
-            pendingLinks.delete(key);
-            throw error;
-          },
-        );
-        pendingLinks.set(key, pending);
-      }
-      return pending;
-    },
-    /** Marks a click-limited link as used up in this process, so the next visits skip the database. */
-    markExhausted(link: VisitLink): void {
-      link.clicks = Math.max(link.clicks, link.expirationClicks);
+      const read = () => findLinkForVisit(sys, domainId, alias);
+      const hit = cached(links, pendingLinks, key, read, options.missTtlMs);
+      return hit ? hit.value : lookup(links, pendingLinks, key, read, options.missTtlMs);
     },
     async stop(): Promise<void> {
       offLocal?.();

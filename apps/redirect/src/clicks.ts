@@ -1,5 +1,5 @@
 import { recordClicks, type Click } from "@shortener/core";
-import type { Db } from "@shortener/db";
+import { isConnectionError, type Db } from "@shortener/db";
 
 /**
  * `maxBatch` and `maxBuffered` count rows: groups of identical clicks (same link, second and traits),
@@ -22,10 +22,15 @@ type Index = Map<unknown, Index | Click>;
  * so a busy link costs one row per second and combination of traits, not one per visit
  * (docs/adr/0015-click-groups.md). A flush drains the whole buffer in chunks of `maxBatch` rows (one
  * insert and one counter update each), yielding to the event loop between chunks so visitors are not
- * kept waiting behind it. A failed write keeps its clicks for the next try; past `maxBuffered` rows the
- * oldest are dropped and logged. `close()` flushes.
+ * kept waiting behind it. A failed write keeps its clicks for the next try — while the database is
+ * unreachable (CONTRACT §16) they wait in memory and are written when it is back; past `maxBuffered`
+ * rows the oldest are dropped, counted (`dropped`) and logged. `close()` flushes.
+ *
+ * A write whose COMMIT reached the database but whose answer was lost with the connection is retried
+ * and so counted twice: clicks are written at least once, not exactly once (the window is the round
+ * trip of one COMMIT).
  */
-export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { error(obj: unknown, msg?: string): void }) {
+export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void }) {
   /** The rows waiting, oldest first, and the index that finds a click's row. */
   let rows: Click[] = [];
   let index: Index = new Map();
@@ -33,6 +38,10 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
   let rotations = new Map<number, number>();
   let flushing: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  /** Clicks dropped because `maxBuffered` rows were waiting. */
+  let dropped = 0;
+  /** Clicks taken by the write under way and not yet committed. */
+  let writing = 0;
 
   function schedule(): void {
     if (!timer && !flushing) {
@@ -66,12 +75,13 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
   function dropExcess(): void {
     const excess = rows.length - options.maxBuffered;
     if (excess <= 0) return;
-    const dropped = rows.slice(0, excess).reduce((n, row) => n + (row.count ?? 1), 0);
+    const lost = rows.slice(0, excess).reduce((n, row) => n + (row.count ?? 1), 0);
+    dropped += lost;
     const kept = rows.slice(excess);
     rows = [];
     index = new Map();
     for (const row of kept) keep(row);
-    log?.error({ dropped }, "click buffer full: dropped the oldest clicks");
+    log?.error({ dropped: lost, droppedInAll: dropped }, "click buffer full: dropped the oldest clicks");
   }
 
   /** Writes what is waiting now; what comes meanwhile waits for the next flush (timer or size). */
@@ -82,15 +92,19 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     index = new Map();
     rotations = new Map();
     for (const group of taken) group.rotation = takenRotations.get(group.linkId) ?? null;
+    writing = taken.reduce((n, g) => n + (g.count ?? 1), 0);
     let failed = false;
     try {
       for (let start = 0; start < taken.length; start += options.maxBatch) {
         const batch = taken.slice(start, start + options.maxBatch);
         try {
           await recordClicks(db, batch);
+          writing -= batch.reduce((n, g) => n + (g.count ?? 1), 0);
         } catch (error) {
           const unwritten = taken.slice(start);
-          log?.error({ err: error, clicks: unwritten.reduce((n, g) => n + (g.count ?? 1), 0) }, "writing clicks failed; keeping them for the next flush");
+          const waiting = unwritten.reduce((n, g) => n + (g.count ?? 1), 0);
+          if (isConnectionError(error)) (log?.warn ?? log?.error)?.({ clicks: waiting, reason: (error as Error).message }, "database unreachable: clicks wait in memory");
+          else log?.error({ err: error, clicks: waiting }, "writing clicks failed; keeping them for the next flush");
           // Put them back in front of what came meanwhile, so the oldest are the first dropped.
           const newer = rows;
           rows = [];
@@ -105,6 +119,7 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
+      writing = 0;
       flushing = null;
       // A full buffer is written at once, unless the write just failed: then the timer paces the retries.
       if (rows.length >= options.maxBatch && !failed) void flush();
@@ -133,11 +148,15 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
       else schedule();
     },
     flush,
-    /** Clicks waiting to be written. */
+    /** Clicks waiting to be written, those of a write under way included. */
     get pending(): number {
-      let n = 0;
+      let n = writing;
       for (const row of rows) n += row.count ?? 1;
       return n;
+    },
+    /** Clicks dropped since the start because too many were waiting (`maxBuffered` rows). */
+    get dropped(): number {
+      return dropped;
     },
     /** Rows waiting to be written: one per group of identical clicks. */
     get pendingRows(): number {

@@ -1,4 +1,4 @@
-import { countLimitedClicks } from "@shortener/core";
+import { admittedCounts, countLimitedClicks } from "@shortener/core";
 import type { Db } from "@shortener/db";
 
 /** The most visitors of one link admitted by one statement. */
@@ -25,9 +25,8 @@ export function createLimitedCounter(db: Db, now: () => Date) {
         if (!queue?.length) break;
         const group = queue.splice(0, MAX_GROUP);
         try {
-          const { admitted, clicks } = await countLimitedClicks(ctx, linkId, group.length);
-          const first = clicks - admitted;
-          group.forEach((waiter, i) => waiter.resolve(i < admitted ? first + i + 1 : null));
+          const counts = admittedCounts(await countLimitedClicks(ctx, linkId, group.length), group.length);
+          group.forEach((waiter, i) => waiter.resolve(counts[i] ?? null));
         } catch (error) {
           for (const waiter of group) waiter.reject(error);
         }
@@ -55,3 +54,5 @@ export function createLimitedCounter(db: Db, now: () => Date) {
     },
   };
 }
+
+export type LimitedCounter = ReturnType<typeof createLimitedCounter>;

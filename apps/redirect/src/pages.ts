@@ -30,6 +30,11 @@ export const UNKNOWN_HOST_PAGE = messagePage(404, "Not found", "This address is 
 
 export const DISABLED_PAGE = messagePage(404, "Link not found", "There is no link at this address.");
 export const EXPIRED_PAGE = messagePage(410, "Link expired", "This link has expired and no longer leads anywhere.");
+/** CONTRACT §16: the visit needs the database, which cannot be reached. */
+export const UNAVAILABLE_PAGE = messagePage(503, "Temporarily unavailable", "This link cannot be opened right now. Please try again in a moment.");
+/** The message pages' own CSP: nothing but their inline style, and never inside a frame. */
+export const MESSAGE_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export const TOO_MANY_TRIES_PAGE = messagePage(429, "Too many tries", "Too many wrong passwords. Please wait a few minutes and try again.");
 
 /** The password form: it reveals nothing of the destination. */

@@ -1,24 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import proxyaddr from "proxy-addr";
-import {
-  chooseDestination,
-  createAttemptLimiter,
-  gateVisit,
-  isClickLimited,
-  mergeQuery,
-  verifyPassword,
-  type ServedDomain,
-  type VisitLink,
-} from "@shortener/core";
+import { createAttemptLimiter, gateVisit, verifyPassword, type ServedDomain, type VisitLink } from "@shortener/core";
+import { isConnectionError } from "@shortener/db";
 import { createResolver } from "./cache.ts";
 import { createClickBuffer } from "./clicks.ts";
-import { createLimitedCounter } from "./limited.ts";
+import { createDelivery } from "./deliver.ts";
 import type { RedirectDeps } from "./deps.ts";
 import { loadGeoIp } from "./geoip.ts";
-import { DISABLED_PAGE, EXPIRED_PAGE, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
+import { createLimitedCounter } from "./limited.ts";
+import { DISABLED_PAGE, MESSAGE_PAGE_CSP, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNAVAILABLE_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
 import { hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
-import { pixelPage } from "./pixels.ts";
-import { describeAgent, languagesOf, referrerHost, type AgentInfo } from "./traits.ts";
+import { createRequestFacts } from "./request-facts.ts";
+import { sendExpired, sendMethodNotAllowed, sendNotFound, sendPage, sendRedirect } from "./respond.ts";
+import { parseVisitPath } from "./visit-path.ts";
 
 export type RedirectApp = {
   /** A node:http request handler for every visitor path. */
@@ -29,125 +22,24 @@ export type RedirectApp = {
   close(): Promise<void>;
   /** Writes buffered clicks now (tests, shutdown). */
   flushClicks(): Promise<void>;
+  /** Clicks waiting in memory to be written, and clicks dropped because too many were waiting (CONTRACT §16). */
+  clickStats(): { pending: number; dropped: number };
 };
 
-const NO_STORE = "private, no-store";
-const ALIAS = /^[A-Za-z0-9_-]{1,255}$/;
-
-function sendPage(res: ServerResponse, status: number, html: string, isHead: boolean, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    "content-type": "text/html; charset=utf-8",
-    "cache-control": NO_STORE,
-    "content-length": Buffer.byteLength(html),
-    "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
-    ...headers,
-  });
-  res.end(isHead ? undefined : html);
-}
-
-function sendRedirect(res: ServerResponse, status: number, location: string): void {
-  res.writeHead(status, { location, "cache-control": NO_STORE, "content-length": 0 });
-  res.end();
-}
+/** Seconds a visitor is asked to wait (`Retry-After`) while the database is unreachable. */
+const RETRY_AFTER_SECONDS = "5";
 
 /** The visitor side (CONTRACT §7): host + alias → a redirect or a small page, and a click. */
 export function createRedirect(deps: RedirectDeps): RedirectApp {
   const { config } = deps;
   const clicksDb = (deps.clicksDatabase ?? deps.database).db;
-  const limited = createLimitedCounter(clicksDb, deps.now);
   const resolver = createResolver(deps.database, deps.now, config.cache);
   const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log);
   let geo = deps.geoIp;
-  const trust = config.trustProxy === true ? () => true : config.trustProxy === false ? () => false : proxyaddr.compile(config.trustProxy);
+  const facts = createRequestFacts(config, () => geo);
+  const deliver = createDelivery({ config, facts, limited: createLimitedCounter(clicksDb, deps.now), clicks });
   const attempts = createAttemptLimiter({ ...config.passwordAttempts, now: () => deps.now().getTime() });
-  const rotations = new Map<number, number>();
-
-  // With no proxy trusted, the address is the socket's: skip parsing X-Forwarded-For on every visit.
-  const clientIp = config.trustProxy === false ? (req: IncomingMessage) => req.socket.remoteAddress ?? "" : (req: IncomingMessage) => proxyaddr(req, trust);
-  const isSecure = (req: IncomingMessage) =>
-    (req.socket as { encrypted?: boolean }).encrypted === true ||
-    (trust(req.socket.remoteAddress ?? "", 0) && String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() === "https");
-
-  function countryOf(req: IncomingMessage): string | null {
-    if (config.geoCountryHeader) {
-      const value = String(req.headers[config.geoCountryHeader] ?? "").trim().toUpperCase();
-      return /^[A-Z]{2}$/.test(value) && value !== "XX" ? value : null;
-    }
-    return geo?.lookup(clientIp(req)) ?? null;
-  }
-
-  function nextRotation(link: VisitLink): number {
-    const next = (rotations.get(link.id) ?? link.lastRotation ?? -1) + 1;
-    rotations.set(link.id, next);
-    return next;
-  }
-
-  function notFound(res: ServerResponse, domain: ServedDomain, isHead: boolean): void {
-    if (domain.notFoundPage) sendRedirect(res, 302, domain.notFoundPage);
-    else sendPage(res, 404, NOT_FOUND_PAGE, isHead);
-  }
-
-  function expired(res: ServerResponse, link: VisitLink, isHead: boolean): void {
-    if (link.expirationUrl) sendRedirect(res, 302, link.expirationUrl);
-    else sendPage(res, 410, EXPIRED_PAGE, isHead);
-  }
-
-  /**
-   * Steps 7–11: the destination, the response, and the click. Synchronous unless the link is
-   * click-limited: then the visit waits for its admission, and the returned promise says when it is done.
-   */
-  function deliver(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>): Promise<void> | void {
-    const isHead = req.method === "HEAD";
-    const agent = describeAgent(req.headers["user-agent"]);
-    const isCounted = !isHead && !agent.isBot;
-    if (isCounted && isClickLimited(link)) {
-      return limited.count(link.id).then((count) => {
-        if (count === null) {
-          resolver.markExhausted(link);
-          return expired(res, link, isHead);
-        }
-        link.clicks = Math.max(link.clicks, count);
-        send(req, res, link, query, now, agent, isCounted, extraHeaders);
-      });
-    }
-    send(req, res, link, query, now, agent, isCounted, extraHeaders);
-  }
-
-  function send(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, agent: AgentInfo, isCounted: boolean, extraHeaders?: Record<string, string>): void {
-    const isHead = req.method === "HEAD";
-    const needsCountry = link.targetType === 1 || isCounted;
-    const country = needsCountry ? countryOf(req) : null;
-    const languages = link.targetType === 3 || isCounted ? languagesOf(req) : [];
-    const choice = chooseDestination(link, { country, platform: agent.platform, languages }, link.targetType === 4 ? nextRotation(link) : 0);
-    const location = mergeQuery(choice.url, query);
-
-    const skipPixels = req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
-    if (link.pixels.length && !skipPixels) {
-      const page = pixelPage(link.pixels, location);
-      sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });
-    } else if (extraHeaders) {
-      res.writeHead(config.redirectStatus, { location, "cache-control": NO_STORE, "content-length": 0, ...extraHeaders });
-      res.end();
-    } else {
-      sendRedirect(res, config.redirectStatus, location);
-    }
-
-    if (isCounted) {
-      clicks.add({
-        linkId: link.id,
-        at: now,
-        country,
-        platform: agent.platform,
-        browser: agent.browser,
-        device: agent.device,
-        language: languages[0] ?? null,
-        referrer: referrerHost(req),
-        counted: isClickLimited(link),
-        rotation: choice.rotation,
-      });
-    }
-  }
+  const { clientIp, isSecure } = facts;
 
   /** Step 6, POST: the password form's answer. */
   async function submitPassword(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string): Promise<void> {
@@ -166,7 +58,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     const now = deps.now();
     const gate = gateVisit(link, now, { hasPasswordPass: true });
     if (gate === "disabled") return sendPage(res, 404, DISABLED_PAGE, false);
-    if (gate === "expired") return expired(res, link, false);
+    if (gate === "expired") return sendExpired(res, link, false);
     return deliver(req, res, link, query, now, { "set-cookie": cookie });
   }
 
@@ -176,9 +68,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
    */
   function visit(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const method = req.method ?? "GET";
-    if (method !== "GET" && method !== "HEAD" && method !== "POST") {
-      return sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
-    }
+    if (method !== "GET" && method !== "HEAD" && method !== "POST") return sendMethodNotAllowed(res);
     const domain = resolver.domain(req.headers.host ?? "");
     return domain instanceof Promise ? domain.then((found) => visitOn(req, res, found)) : visitOn(req, res, domain);
   }
@@ -187,29 +77,25 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     const isHead = req.method === "HEAD";
     if (!domain) return sendPage(res, 404, UNKNOWN_HOST_PAGE, isHead);
 
-    const url = req.url ?? "/";
-    const q = url.indexOf("?");
-    let path = q === -1 ? url : url.slice(0, q);
-    const query = q === -1 ? "" : url.slice(q + 1);
-    if (path === "/") {
+    const path = parseVisitPath(req.url ?? "/");
+    if (path.kind === "index") {
       if (domain.indexPage) return sendRedirect(res, 302, domain.indexPage);
       return sendPage(res, 404, NOT_FOUND_PAGE, isHead);
     }
-    if (path.length > 2 && path.endsWith("/")) path = path.slice(0, -1);
-    const alias = path.slice(1);
-    if (!ALIAS.test(alias)) return notFound(res, domain, isHead);
-    const link = resolver.link(domain.id, alias);
+    if (path.kind === "none") return sendNotFound(res, domain, isHead);
+    const { query } = path;
+    const link = resolver.link(domain.id, path.alias);
     return link instanceof Promise ? link.then((found) => visitLink(req, res, domain, found, query)) : visitLink(req, res, domain, link, query);
   }
 
   function visitLink(req: IncomingMessage, res: ServerResponse, domain: ServedDomain, link: VisitLink | null, query: string): Promise<void> | void {
     const isHead = req.method === "HEAD";
-    if (!link) return notFound(res, domain, isHead);
+    if (!link) return sendNotFound(res, domain, isHead);
 
     if (req.method === "POST") {
       if (!link.passwordHash) {
         req.resume();
-        return sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
+        return sendMethodNotAllowed(res);
       }
       return submitPassword(req, res, link, query);
     }
@@ -219,7 +105,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       case "disabled":
         return sendPage(res, 404, DISABLED_PAGE, isHead);
       case "expired":
-        return expired(res, link, isHead);
+        return sendExpired(res, link, isHead);
       case "password":
         return sendPage(res, 200, passwordPage(false), isHead);
       case "open":
@@ -227,10 +113,18 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     }
   }
 
+  /**
+   * A visit that failed. A lost database (CONTRACT §16) is a 503 page with Retry-After: a visit that
+   * needed it (a link or domain not in memory, a click-limited link) cannot be answered now. Visits to
+   * cached links never get here: they need no database, and their clicks wait in memory.
+   */
   function failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-    deps.log?.error({ err: error, url: req.url }, "redirect failed");
-    if (!res.headersSent) sendPage(res, 500, messagePage(500, "Something went wrong", "Please try again in a moment."), false);
-    else res.destroy();
+    const isOutage = isConnectionError(error);
+    if (isOutage) deps.log?.warn?.({ url: req.url, reason: (error as Error).message }, "visit needs the database, which is unreachable");
+    else deps.log?.error({ err: error, url: req.url }, "redirect failed");
+    if (res.headersSent) res.destroy();
+    else if (isOutage) sendPage(res, 503, UNAVAILABLE_PAGE, req.method === "HEAD", { "retry-after": RETRY_AFTER_SECONDS, "content-security-policy": MESSAGE_PAGE_CSP });
+    else sendPage(res, 500, messagePage(500, "Something went wrong", "Please try again in a moment."), false, { "content-security-policy": MESSAGE_PAGE_CSP });
   }
 
   return {
@@ -251,6 +145,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       await resolver.start();
     },
     flushClicks: () => clicks.flush(),
+    clickStats: () => ({ pending: clicks.pending, dropped: clicks.dropped }),
     async close() {
       await clicks.close();
       await resolver.stop();

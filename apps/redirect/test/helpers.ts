@@ -67,11 +67,18 @@ export function httpRequest(
 
 export type Site = { user: TestUser; domainId: number; host: string; link(input?: Partial<CreateLinkInput>): Promise<{ id: number; alias: string }> };
 
-/** A user with a domain of their own, and a way to add links to it through core. */
-export async function createSite(database: Database, domain: { index_page?: string; not_found_page?: string } = {}): Promise<Site> {
+/**
+ * A user with a domain of their own, and a way to add links to it through core. The domain is verified
+ * at once (verification off), unless `verification: "dns"` leaves it unverified (CONTRACT §14).
+ */
+export async function createSite(
+  database: Database,
+  domain: { index_page?: string; not_found_page?: string } = {},
+  options: { verification?: "dns" | "off" } = {},
+): Promise<Site> {
   const user = await createTestUser(database.db);
   const host = `${unique("h")}.example`;
-  const d = await createDomain({ ctx: user.ctx, input: { name: host, ...domain } });
+  const d = await createDomain({ ctx: user.ctx, input: { name: host, ...domain }, policy: { verification: options.verification ?? "off", reservedHosts: [] } });
   return {
     user,
     domainId: d.id,

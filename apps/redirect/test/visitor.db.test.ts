@@ -27,7 +27,6 @@ async function clicksOf(linkId: number) {
 async function clickCount(linkId: number): Promise<number> {
   return (await clicksOf(linkId)).reduce((n, row) => n + row.count, 0);
 }
-const future = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
 describe("CONTRACT §7, step by step, over real HTTP", () => {
   it("1. a host that names no domain is a 404; hosts match case-insensitively, with their port", async () => {

@@ -14,9 +14,8 @@ let base: string;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  let settings: Record<string, string>;
   const storage = await openServerStorage();
-  settings = storage.settings;
+  const settings = storage.settings;
   cleanup = () => storage.close();
   const port = await freePort();
   running = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));

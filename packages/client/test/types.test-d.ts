@@ -27,6 +27,11 @@ describe("@shortener/client types", () => {
     expectTypeOf<RouterOutputs["account"]["get"]["role"]>().toEqualTypeOf<"admin" | "user">();
     expectTypeOf<RouterOutputs["account"]["rotateKey"]>().toEqualTypeOf<{ api_key: string }>();
     expectTypeOf(client.domains.get.query).returns.resolves.toEqualTypeOf<RouterOutputs["domains"]["get"]>();
+    expectTypeOf<RouterOutputs["domains"]["get"]["verified"]>().toEqualTypeOf<boolean>();
+    expectTypeOf<RouterOutputs["domains"]["get"]["verification"]>().toEqualTypeOf<{ type: "TXT"; name: string; value: string } | null>();
+    expectTypeOf<RouterOutputs["links"]["get"]["domain"]["verified"]>().toEqualTypeOf<boolean>();
+    expectTypeOf(client.domains.verify.mutate).parameter(0).toEqualTypeOf<{ id: number }>();
+    expectTypeOf(client.domains.verify.mutate).returns.resolves.toEqualTypeOf<RouterOutputs["domains"]["get"]>();
   });
 
   it("takes core's input schemas", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CreateLinkShape } from "../src/links/schemas.ts";
-import { createFieldsParser, parseFields } from "../src/shared/validation.ts";
+import { createFieldsParser, parseFields } from "../src/validation/fields.ts";
 import { formatErrorsCsv, toCsvCell, toLinkInput } from "@shortener/core";
 
 describe("toCsvCell", () => {

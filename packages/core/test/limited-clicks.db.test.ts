@@ -1,8 +1,9 @@
 import { eq, sql } from "drizzle-orm";
 import { domains, links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countLimitedClicks } from "../src/index.ts";
+import { admitClicks, countLimitedClicks } from "../src/index.ts";
 import { createTestUser, openTestDb, unique } from "../src/testing/index.ts";
+import { ADMISSION_CASES } from "./expiration-cases.ts";
 
 let database: Database;
 beforeAll(async () => {
@@ -31,21 +32,17 @@ async function clicksOf(id: number): Promise<number> {
   return row?.clicks ?? -1;
 }
 
-describe("countLimitedClicks (CONTRACT §7 step 11)", () => {
-  it.each([
-    { limit: 5, before: 0, wanted: 1, admitted: 1, after: 1 },
-    { limit: 5, before: 0, wanted: 3, admitted: 3, after: 3 },
-    { limit: 5, before: 3, wanted: 3, admitted: 2, after: 5 },
-    { limit: 5, before: 4, wanted: 64, admitted: 1, after: 5 },
-    { limit: 5, before: 5, wanted: 1, admitted: 0, after: 5 },
-    { limit: 5, before: 7, wanted: 2, admitted: 0, after: 7 },
-    { limit: 0, before: 0, wanted: 1, admitted: 0, after: 0 },
-  ])("limit $limit, count $before, $wanted wanted → $admitted admitted, count $after", async (c) => {
+describe("countLimitedClicks, the admission rule in SQL (CONTRACT §7 step 11)", () => {
+  it.each(ADMISSION_CASES)("limit $limit, count $before, $wanted wanted → $admitted admitted, count $after", async (c) => {
     const id = await limitedLink(c.limit, c.before);
     const result = await countLimitedClicks(ctx(), id, c.wanted);
     expect(result.admitted).toBe(c.admitted);
     if (c.admitted) expect(result.clicks).toBe(c.after);
     expect(await clicksOf(id)).toBe(c.after);
+    // The same rule in JS (expiration/click-limit.ts) agrees with the statement.
+    const rule = admitClicks({ clicks: c.before, expirationClicks: c.limit }, c.wanted);
+    expect(rule.admitted).toBe(result.admitted);
+    expect(rule.clicks).toBe(c.after);
   });
 
   it("a link that does not exist admits no one", async () => {

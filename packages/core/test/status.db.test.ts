@@ -3,6 +3,7 @@ import { domains, links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkStatus, linkStatusSql } from "../src/index.ts";
 import { createTestUser, openTestDb, unique } from "../src/testing/index.ts";
+import { STATUS_CASES as cases, STATUS_NOW as now } from "./expiration-cases.ts";
 
 let database: Database;
 beforeAll(async () => {
@@ -11,20 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.close();
 });
-
-const now = new Date("2026-06-01T12:00:00Z");
-const cases = [
-  { disabled: false, endsAt: null, expirationClicks: 0, clicks: 0, expected: 1 },
-  { disabled: false, endsAt: null, expirationClicks: 0, clicks: 1e6, expected: 1 },
-  { disabled: false, endsAt: new Date("2026-06-01T12:00:01Z"), expirationClicks: 0, clicks: 0, expected: 1 },
-  { disabled: false, endsAt: new Date("2026-06-01T12:00:00Z"), expirationClicks: 0, clicks: 0, expected: 2 },
-  { disabled: false, endsAt: new Date("2025-01-01T00:00:00Z"), expirationClicks: 0, clicks: 0, expected: 2 },
-  { disabled: false, endsAt: null, expirationClicks: 5, clicks: 4, expected: 1 },
-  { disabled: false, endsAt: null, expirationClicks: 5, clicks: 5, expected: 2 },
-  { disabled: false, endsAt: null, expirationClicks: 5, clicks: 6, expected: 2 },
-  { disabled: true, endsAt: null, expirationClicks: 0, clicks: 0, expected: 3 },
-  { disabled: true, endsAt: new Date("2025-01-01T00:00:00Z"), expirationClicks: 1, clicks: 9, expected: 3 },
-];
 
 describe("link status (CONTRACT §6)", () => {
   it("the in-memory rule and the SQL rule agree on every case", async () => {

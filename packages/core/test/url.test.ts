@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkUrl, normalizeDomainName } from "../src/shared/url.ts";
+import { checkUrl, normalizeDomainName } from "../src/urls/url.ts";
 
 describe("checkUrl (CONTRACT §4 url rules)", () => {
   it.each([
@@ -89,7 +89,7 @@ describe("normalizeDomainName (CONTRACT §4 domain rules)", () => {
 
 describe("hostOf", () => {
   it("cuts the host and port out of a normalised URL, as the URL parser would", async () => {
-    const { checkUrl, hostOf } = await import("../src/shared/url.ts");
+    const { checkUrl, hostOf } = await import("../src/urls/url.ts");
     for (const raw of ["https://Example.com/a?b#c", "http://example.com:8080", "https://[::1]:3000/x", "https://xn--bcher-kva.example?q=/x", "https://a.example#frag/x", "http://1.2.3.4/"]) {
       const checked = checkUrl(raw, "url");
       if (!checked.ok) throw new Error(raw);

@@ -16,8 +16,12 @@ export type Driver = "pglite" | "postgres";
 export type Database = {
   db: Db;
   driver: Driver;
-  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onListenAgain` is called each
+   * time the subscription is made again after its connection was lost (Postgres: the listening
+   * connection reconnects on its own), since whatever was announced meanwhile never arrived.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onListenAgain?: () => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   /** The postgres.js client in Postgres mode (COPY and other bulk paths), otherwise undefined. */
   postgres: postgres.Sql | undefined;
@@ -58,6 +62,14 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Da
   const client = postgres(url, {
     max: poolSize,
     onnotice: () => {},
+    // While the database is unreachable (CONTRACT §16), a query waits for the pool's next connection
+    // attempt before it fails. postgres.js spaces attempts out up to 20 s (3^n / 100 s): callers would
+    // wait that long for their 503, and the service that long to notice the database is back. At most
+    // a second between attempts (each a refused or timed-out connect) keeps both short.
+    backoff: (retries: number) => Math.min(0.1 * retries, 1),
+    // A database that does not answer at all (a dropped route, not a refusal): give up on the
+    // connection after 10 s rather than postgres.js's 30.
+    connect_timeout: 10,
     // More queries in flight than connections makes postgres.js pipeline them, which degrades under
     // sustained load on this hardware (docs/adr/0003-database-drivers.md).
     max_pipeline: 1,
@@ -69,8 +81,13 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Da
     driver: "postgres",
     postgres: client,
     pglite: undefined,
-    async listen(channel, onPayload) {
-      const sub = await client.listen(channel, onPayload);
+    async listen(channel, onPayload, onListenAgain) {
+      // postgres.js calls `onlisten` after the first LISTEN and after each one made on a new connection.
+      let isFirst = true;
+      const sub = await client.listen(channel, onPayload, () => {
+        if (isFirst) isFirst = false;
+        else onListenAgain?.();
+      });
       return () => sub.unlisten();
     },
     async notify(channel, payload) {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Server, Socket } from "node:net";
 import postgres from "postgres";
 import { openDb, type Database } from "./client.ts";
 import { migrate } from "./migrate.ts";
@@ -113,3 +114,73 @@ export async function openServerStorage(): Promise<{ settings: Record<string, st
   await db.db.execute("drop schema public cascade; create schema public; drop schema if exists drizzle cascade;" as never);
   return { settings: { DATABASE_URL: db.url ?? "" }, close: () => db.close() };
 }
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of `target` (host:port), for outage tests (CONTRACT §16): `stop()`
+ * closes its port (new connections are refused) and cuts every connection through it, as a database
+ * that went away; `start()` opens the same port again. `via(url)` is a database URL through it.
+ */
+export async function createTcpProxy(target: { host: string; port: number }) {
+  const { createServer, connect } = await import("node:net");
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+
+  function open(): Promise<void> {
+    const listener = createServer((client) => {
+      const upstream = connect(target.port, target.host);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on("close", () => sockets.delete(socket));
+        socket.on("error", () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    server = listener;
+    return new Promise((resolve, reject) => {
+      listener.once("error", reject);
+      listener.listen(port, "127.0.0.1", () => {
+        const address = listener.address();
+        port = typeof address === "object" && address ? address.port : port;
+        resolve();
+      });
+    });
+  }
+
+  await open();
+  return {
+    get port() {
+      return port;
+    },
+    /** `url` with its host and port replaced by the proxy's. */
+    via(url: string): string {
+      const u = new URL(url);
+      u.hostname = "127.0.0.1";
+      u.port = String(port);
+      return u.toString();
+    },
+    /** The database goes away: the port is closed and every connection through it cut. */
+    async stop(): Promise<void> {
+      const closing = server;
+      server = undefined;
+      if (!closing) return;
+      const closed = new Promise<void>((resolve) => closing.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+      await closed;
+    },
+    /** The database is back, on the same port. */
+    async start(): Promise<void> {
+      if (!server) await open();
+    },
+    get isUp(): boolean {
+      return server !== undefined;
+    },
+  };
+}
+
+export type TcpProxy = Awaited<ReturnType<typeof createTcpProxy>>;

@@ -23,13 +23,18 @@ export function createKeyCache(database: Database, now: () => Date, options = { 
 
   return {
     async start(): Promise<void> {
-      unlisten = await database.listen(CHANGES_CHANNEL, (payload) => {
-        try {
-          drop(JSON.parse(payload) as Change);
-        } catch {
-          // not ours
-        }
-      });
+      unlisten = await database.listen(
+        CHANGES_CHANNEL,
+        (payload) => {
+          try {
+            drop(JSON.parse(payload) as Change);
+          } catch {
+            // not ours
+          }
+        },
+        // Listening again after a lost connection: a rotation announced meanwhile never arrived.
+        () => drop({ kind: "keys", userId: 0 }),
+      );
     },
     async authenticate(token: string): Promise<Authenticated | null> {
       const hash = sha256(token);

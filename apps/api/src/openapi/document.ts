@@ -137,6 +137,19 @@ function buildDocument(): Json {
     };
   }
 
+  paths["/domains/{id}/verify"] = {
+    parameters: [ID_PARAMETER],
+    post: {
+      operationId: "verifyDomain",
+      tags: ["Domains"],
+      summary: "Look up the domain's TXT record (its `verification`) and, when found, mark it verified so it serves",
+      responses: {
+        "200": ok("The domain, verified", "DomainResponse"),
+        ...errors("NotFound", "ValidationFailed"),
+      },
+    },
+  };
+
   inputs.add(core.CreateUserInput, { id: "CreateUserInput" });
   outputs.add(UserJson, { id: "User" });
   outputs.add(oneEnvelope(UserJson), { id: "UserResponse" });

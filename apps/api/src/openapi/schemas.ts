@@ -4,7 +4,7 @@ import { PIXEL_TYPES } from "@shortener/core";
 /*
  * The JSON the REST API answers (CONTRACT §2, §3), as zod schemas: the OpenAPI document is generated
  * from them. Strict objects, so a field the serialisers add without adding it here fails the tests
- * that validate live responses against the document (openapi.db.test.ts); test/openapi-types.test.ts
+ * that validate live responses against the document (openapi.db.test.ts); test/openapi-schemas.test.ts
  * also checks the field names against the serialisers at compile time.
  */
 
@@ -17,6 +17,15 @@ export const DomainJson = z.strictObject({
   url: z.string().describe("scheme + :// + name"),
   index_page: z.string().nullable(),
   not_found_page: z.string().nullable(),
+  verified: z.boolean().describe("whether the domain serves: an admin's domain is verified at once, another user's once its TXT record is found (POST /domains/{id}/verify)"),
+  verification: z
+    .strictObject({
+      type: z.literal("TXT"),
+      name: z.string().describe("_shortener-challenge. + the host without its port"),
+      value: z.string().describe("shortener-verify= + the domain's token"),
+    })
+    .nullable()
+    .describe("the DNS record to publish while unverified; null once verified"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

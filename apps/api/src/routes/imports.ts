@@ -5,12 +5,13 @@ import { join } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
+import { CsvFormatError, summarizeCsv } from "@shortener/csv";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { createImport, ERRORS_CSV_HEADER, formatErrorsCsv, getImport, listImports, SOURCE_PART_CHARS, streamImportErrors, ValidationError } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, toErrorResponse } from "../errors.ts";
 import { ctxOf } from "../http/auth.ts";
-import { CsvScanner, readTextParts } from "../http/csv-upload.ts";
+import { readTextParts } from "../http/csv-upload.ts";
 import { sendList } from "../http/envelope.ts";
 import { idParam, resource } from "../http/routes.ts";
 import { importJson } from "../serialize/imports.ts";
@@ -103,9 +104,11 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
       try {
         const path = join(dir, "upload.csv");
         const { domainId } = await receiveUpload(request, path);
-        const scanner = new CsvScanner();
-        for await (const part of readTextParts(path, 1024 * 1024)) scanner.push(part);
-        const upload = scanner.end();
+        // The header and row count, read by the importer's own CSV reader, so `total_rows` is what it will read.
+        const upload = await summarizeCsv(readTextParts(path, 1024 * 1024)).catch((error: unknown) => {
+          if (error instanceof CsvFormatError) throw new ValidationError({ file: [error.message] });
+          throw error;
+        });
         if (!upload.header.length) throw new ValidationError({ file: ["The file is empty."] });
         if (!upload.header.includes("url")) throw new ValidationError({ file: ["The file has no url column."] });
         if (upload.rows === 0) throw new ValidationError({ file: ["The file has no rows after its header."] });

@@ -1,4 +1,4 @@
-import { isLocalOrIp, type Domain, type Link, type Pixel, type Space } from "@shortener/core";
+import { isLocalOrIp, verificationRecordOf, type Domain, type Link, type Pixel, type Space } from "@shortener/core";
 import type { ApiConfig } from "../deps.ts";
 
 /** REST's and tRPC's JSON for each resource (CONTRACT §3): snake_case, typed values, null when not set. */
@@ -18,6 +18,8 @@ export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
     url: domainUrl(d.name),
     index_page: d.indexPage,
     not_found_page: d.notFoundPage,
+    verified: d.verifiedAt !== null,
+    verification: verificationRecordOf(d),
     created_at: iso(d.createdAt),
     updated_at: iso(d.updatedAt),
   });

@@ -1,11 +1,12 @@
 import { TRPCError, type TRPCDefaultErrorShape as DefaultErrorShape, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { z } from "zod";
 import { CoreError, toFieldErrors, ValidationError, type FieldErrors } from "@shortener/core";
-import { ERROR_TABLE, HTTP_ERROR_TRPC, HttpError, NOT_FOUND_MESSAGE, SERVER_ERROR_MESSAGE } from "../errors.ts";
+import { isConnectionError } from "@shortener/db";
+import { ERROR_TABLE, HTTP_ERROR_TRPC, HttpError, NOT_FOUND_MESSAGE, SERVER_ERROR_MESSAGE, SERVICE_UNAVAILABLE_MESSAGE } from "../errors.ts";
 
 /**
  * Whatever a procedure, its input parser or the context threw → the TRPCError the client gets, by the
- * one table of `errors.ts`. Unknown errors become INTERNAL_SERVER_ERROR "Server Error." and keep the
+ * one table of `errors.ts`. A lost database is SERVICE_UNAVAILABLE (HTTP 503, CONTRACT §16). Unknown errors become INTERNAL_SERVER_ERROR "Server Error." and keep the
  * original only as `cause`, for the log (`onError` in plugin.ts).
  */
 export function toTrpcError(thrown: unknown): TRPCError {
@@ -18,6 +19,7 @@ export function toTrpcError(thrown: unknown): TRPCError {
     return new TRPCError({ code: HTTP_ERROR_TRPC[cause.status] ?? "INTERNAL_SERVER_ERROR", message: cause.message, cause });
   }
   if (thrown instanceof TRPCError && thrown.code !== "INTERNAL_SERVER_ERROR") return thrown;
+  if (isConnectionError(cause)) return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: SERVICE_UNAVAILABLE_MESSAGE, cause });
   return new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: SERVER_ERROR_MESSAGE, cause });
 }
 
@@ -31,6 +33,7 @@ const TRPC_SLUGS: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
   PAYLOAD_TOO_LARGE: "payload_too_large",
   UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
   TOO_MANY_REQUESTS: "rate_limited",
+  SERVICE_UNAVAILABLE: "service_unavailable",
   INTERNAL_SERVER_ERROR: "internal_error",
 };
 

@@ -2,8 +2,10 @@ import type { AnyRouter } from "@trpc/server";
 import { fastifyRequestHandler, fastifyTRPCPlugin, type CreateFastifyContextOptions, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance } from "fastify";
 import type { ApiDeps } from "../deps.ts";
+import { createDomainVerbs } from "../domain-policy.ts";
 import { coreCtx, type Guard } from "../http/auth.ts";
 import { createSerializers } from "../serialize/resources.ts";
+import { RETRY_AFTER_SECONDS } from "../errors.ts";
 import { toTrpcError } from "./errors.ts";
 import type { TrpcContext } from "./init.ts";
 
@@ -15,11 +17,12 @@ import type { TrpcContext } from "./init.ts";
 export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDeps; guard: Guard; router: AnyRouter; prefix: string }): Promise<void> {
   const { deps, guard, router, prefix } = options;
   const json = createSerializers(deps.config);
+  const domains = createDomainVerbs(deps.config);
 
   const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcContext> => {
     try {
       const auth = await guard(req, res, Math.max(1, info.calls.length));
-      return { core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log };
+      return { core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains };
     } catch (error) {
       throw toTrpcError(error);
     }
@@ -30,6 +33,11 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
     createContext,
     onError({ error, req, path }) {
       if (error.code === "INTERNAL_SERVER_ERROR") req.log.error({ err: error.cause ?? error, path }, "unexpected error");
+      else if (error.code === "SERVICE_UNAVAILABLE") req.log.warn({ path, reason: (error.cause as Error | undefined)?.message }, "database unreachable");
+    },
+    // While the database is unreachable, as REST: 503 with Retry-After (CONTRACT §16).
+    responseMeta({ errors }) {
+      return errors.some((e) => e.code === "SERVICE_UNAVAILABLE") ? { headers: { "retry-after": String(RETRY_AFTER_SECONDS) } } : {};
     },
   };
 

@@ -1,54 +1,43 @@
-import * as core from "@shortener/core";
-import { CreateDomainInput, CreateLinkInput, CreatePixelInput, CreateSpaceInput, IdInput, ListDomainsInput, ListLinksInput, ListPixelsInput, ListSpacesInput, UpdateDomainInput, UpdateLinkInput, UpdatePixelInput, UpdateSpaceInput } from "@shortener/core";
+import type { z } from "zod";
+import { CreateDomainInput, IdInput } from "@shortener/core";
+import * as resources from "../resources.ts";
+import type { ResourceObject, ResourceSpec } from "../resources.ts";
 import { procedure, router } from "./init.ts";
 import { toDeletedJson, toListJson } from "./lists.ts";
 
-/*
- * CONTRACT §11: the same core verbs and the very zod schemas REST validates with; the same JSON as
- * REST's `data`. `update` takes `{ id, ...fields }`: the id schema and the update schema merged by
- * tRPC, so field errors have REST's names (`url`, not `data.url`).
+/**
+ * CONTRACT §11: the five procedures of one resource, generated from its spec as REST's `crud()` is —
+ * the same core verbs, the very zod schemas REST validates with, the same JSON as REST's `data`.
+ * `update` takes `{ id, ...fields }`: the id schema and the update schema chained, each parsed on its
+ * own and merged by tRPC, so field errors have REST's names (`url`, not `data.url`). The router's types
+ * stay exact: the typed client infers every input and output (packages/client/test/types.test-d.ts).
  */
+export function crudRouter<T, J, O extends ResourceObject, L extends z.ZodType, C extends z.ZodType, U extends z.ZodType>(spec: ResourceSpec<T, J, O, L, C, U>) {
+  return router(crudProcedures(spec));
+}
 
-export const linksRouter = router({
-  list: procedure.input(ListLinksInput).query(async ({ ctx, input }) => toListJson(await core.listLinks({ ctx: ctx.core, input }), ctx.json.link)),
-  get: procedure.input(IdInput).query(async ({ ctx, input }) => ctx.json.link(await core.getLink({ ctx: ctx.core, id: input.id }))),
-  create: procedure.input(CreateLinkInput).mutation(async ({ ctx, input }) => ctx.json.link(await core.createLink({ ctx: ctx.core, input }))),
-  update: procedure
-    .input(IdInput)
-    .input(UpdateLinkInput)
-    .mutation(async ({ ctx, input }) => ctx.json.link(await core.updateLink({ ctx: ctx.core, id: input.id, input }))),
-  delete: procedure.input(IdInput).mutation(async ({ ctx, input }) => toDeletedJson(await core.deleteLink({ ctx: ctx.core, id: input.id }), "link")),
-});
+/** The five procedures of `crudRouter`, as a record a router can extend or override (domains do). */
+export function crudProcedures<T, J, O extends ResourceObject, L extends z.ZodType, C extends z.ZodType, U extends z.ZodType>(spec: ResourceSpec<T, J, O, L, C, U>) {
+  const { verbs, input } = spec;
+  return {
+    list: procedure.input(input.list).query(async ({ ctx, input }) => toListJson(await verbs.list({ ctx: ctx.core, input }), spec.toJson(ctx.json))),
+    get: procedure.input(IdInput).query(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.get({ ctx: ctx.core, id: input.id }))),
+    create: procedure.input(input.create).mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.create({ ctx: ctx.core, input }))),
+    update: procedure
+      .input(IdInput)
+      .input<U>(input.update as never)
+      .mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.update({ ctx: ctx.core, id: input.id, input }))),
+    delete: procedure.input(IdInput).mutation(async ({ ctx, input }) => toDeletedJson(await verbs.delete({ ctx: ctx.core, id: input.id }), spec.object)),
+  };
+}
 
+export const linksRouter = crudRouter(resources.links);
+/** Domains: creating one and verifying it follow the operator's settings (CONTRACT §14), kept in the context. */
 export const domainsRouter = router({
-  list: procedure.input(ListDomainsInput).query(async ({ ctx, input }) => toListJson(await core.listDomains({ ctx: ctx.core, input }), ctx.json.domain)),
-  get: procedure.input(IdInput).query(async ({ ctx, input }) => ctx.json.domain(await core.getDomain({ ctx: ctx.core, id: input.id }))),
-  create: procedure.input(CreateDomainInput).mutation(async ({ ctx, input }) => ctx.json.domain(await core.createDomain({ ctx: ctx.core, input }))),
-  update: procedure
-    .input(IdInput)
-    .input(UpdateDomainInput)
-    .mutation(async ({ ctx, input }) => ctx.json.domain(await core.updateDomain({ ctx: ctx.core, id: input.id, input }))),
-  delete: procedure.input(IdInput).mutation(async ({ ctx, input }) => toDeletedJson(await core.deleteDomain({ ctx: ctx.core, id: input.id }), "domain")),
+  ...crudProcedures(resources.domains),
+  create: procedure.input(CreateDomainInput).mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.create({ ctx: ctx.core, input }))),
+  /** CONTRACT §14: looks the TXT record up; the domain, now verified, or a 422 on `name`. */
+  verify: procedure.input(IdInput).mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
 });
-
-export const spacesRouter = router({
-  list: procedure.input(ListSpacesInput).query(async ({ ctx, input }) => toListJson(await core.listSpaces({ ctx: ctx.core, input }), ctx.json.space)),
-  get: procedure.input(IdInput).query(async ({ ctx, input }) => ctx.json.space(await core.getSpace({ ctx: ctx.core, id: input.id }))),
-  create: procedure.input(CreateSpaceInput).mutation(async ({ ctx, input }) => ctx.json.space(await core.createSpace({ ctx: ctx.core, input }))),
-  update: procedure
-    .input(IdInput)
-    .input(UpdateSpaceInput)
-    .mutation(async ({ ctx, input }) => ctx.json.space(await core.updateSpace({ ctx: ctx.core, id: input.id, input }))),
-  delete: procedure.input(IdInput).mutation(async ({ ctx, input }) => toDeletedJson(await core.deleteSpace({ ctx: ctx.core, id: input.id }), "space")),
-});
-
-export const pixelsRouter = router({
-  list: procedure.input(ListPixelsInput).query(async ({ ctx, input }) => toListJson(await core.listPixels({ ctx: ctx.core, input }), ctx.json.pixel)),
-  get: procedure.input(IdInput).query(async ({ ctx, input }) => ctx.json.pixel(await core.getPixel({ ctx: ctx.core, id: input.id }))),
-  create: procedure.input(CreatePixelInput).mutation(async ({ ctx, input }) => ctx.json.pixel(await core.createPixel({ ctx: ctx.core, input }))),
-  update: procedure
-    .input(IdInput)
-    .input(UpdatePixelInput)
-    .mutation(async ({ ctx, input }) => ctx.json.pixel(await core.updatePixel({ ctx: ctx.core, id: input.id, input }))),
-  delete: procedure.input(IdInput).mutation(async ({ ctx, input }) => toDeletedJson(await core.deletePixel({ ctx: ctx.core, id: input.id }), "pixel")),
-});
+export const spacesRouter = crudRouter(resources.spaces);
+export const pixelsRouter = crudRouter(resources.pixels);

@@ -1,21 +1,35 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNotNull } from "drizzle-orm";
 import { domains, isUniqueViolation } from "@shortener/db";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
-import { listOwnedRows } from "../shared/list.ts";
-import type { Page } from "../shared/pagination.ts";
-import { parseFields, parseInput, throwIfErrors } from "../shared/validation.ts";
+import { listOwnedRows } from "../lists/list-owned-rows.ts";
+import type { Page } from "../lists/pagination.ts";
+import { parseFields, parseInput, throwIfErrors } from "../validation/fields.ts";
 import { CreateDomainShape, ListDomainsInput, UpdateDomainShape, type CreateDomainInput, type ListDomainsInput as ListInput, type UpdateDomainInput } from "./schemas.ts";
 import { checkNoLoops } from "./served.ts";
-import { notifyChange } from "../shared/changes.ts";
+import { notifyChange } from "../changes/changes.ts";
+import { checkClaim, DEFAULT_DOMAIN_POLICY, type DomainPolicy } from "./claim.ts";
+import { newVerificationToken } from "./verification.ts";
 
-export type Domain = { id: number; name: string; indexPage: string | null; notFoundPage: string | null; createdAt: Date; updatedAt: Date };
+/** A domain as its owner sees it. `verifiedAt` null: claimed but not proven, so it takes links and does not serve (CONTRACT §14). */
+export type Domain = {
+  id: number;
+  name: string;
+  indexPage: string | null;
+  notFoundPage: string | null;
+  verifiedAt: Date | null;
+  verificationToken: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 export const domainColumns = {
   id: domains.id,
   name: domains.name,
   indexPage: domains.indexPage,
   notFoundPage: domains.notFoundPage,
+  verifiedAt: domains.verifiedAt,
+  verificationToken: domains.verificationToken,
   createdAt: domains.createdAt,
   updatedAt: domains.updatedAt,
 };
@@ -25,6 +39,12 @@ export async function getDomain({ ctx, id }: { ctx: Ctx; id: number }): Promise<
   const [row] = await ctx.db.select(domainColumns).from(domains).where(and(eq(domains.id, id), eq(domains.userId, ctx.actor.userId)));
   if (!row) throw new NotFoundError("Domain");
   return row;
+}
+
+/** The caller's domain of that exact (normalised) name, verified or not, or null. */
+export async function findDomainByName({ ctx, name }: { ctx: Ctx; name: string }): Promise<Domain | null> {
+  const [row] = await ctx.db.select(domainColumns).from(domains).where(and(eq(domains.name, name), eq(domains.userId, ctx.actor.userId)));
+  return row ?? null;
 }
 
 export async function listDomains({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<Domain>> {
@@ -44,25 +64,50 @@ export async function listDomains({ ctx, input }: { ctx: Ctx; input: ListInput |
   });
 }
 
-export async function createDomain({ ctx, input }: { ctx: Ctx; input: CreateDomainInput }): Promise<Domain> {
+const TAKEN = "The name has already been taken.";
+
+/**
+ * Creates a domain for the caller (CONTRACT §4, §14). An admin's domain, or any domain when
+ * verification is off, is verified at once; another user's starts unverified with a token for its TXT
+ * record. A name is taken when a verified domain has it, or the caller has it already; an unverified
+ * claim of another user takes nothing (docs/adr/0016-domain-verification.md).
+ */
+export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY }: { ctx: Ctx; input: CreateDomainInput; policy?: DomainPolicy }): Promise<Domain> {
   const { values, errors } = parseFields(CreateDomainShape, input);
   const pages = (["index_page", "not_found_page"] as const).flatMap((field) => (values[field] ? [{ field, url: values[field] }] : []));
-  await checkNoLoops(ctx.db, pages, errors, values.name ? [values.name] : []);
+  await Promise.all([
+    checkNoLoops(ctx.db, pages, errors, { userId: ctx.actor.userId, extraNames: values.name ? [values.name] : [] }),
+    values.name ? checkClaim(ctx.db, ctx.actor, values.name, policy, errors) : undefined,
+  ]);
   throwIfErrors(errors);
   const name = values.name as string;
+  const isVerified = ctx.actor.role === "admin" || policy.verification === "off";
   try {
     return await withTransaction(ctx, async (tx) => {
       const now = tx.now();
+      if (!isVerified) {
+        const [served] = await tx.db.select({ id: domains.id }).from(domains).where(and(eq(domains.name, name), isNotNull(domains.verifiedAt))).limit(1);
+        if (served) throw ValidationError.field("name", TAKEN);
+      }
       const [row] = await tx.db
         .insert(domains)
-        .values({ userId: tx.actor.userId, name, indexPage: values.index_page ?? null, notFoundPage: values.not_found_page ?? null, createdAt: now, updatedAt: now })
+        .values({
+          userId: tx.actor.userId,
+          name,
+          indexPage: values.index_page ?? null,
+          notFoundPage: values.not_found_page ?? null,
+          verifiedAt: isVerified ? now : null,
+          verificationToken: isVerified ? null : newVerificationToken(),
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning(domainColumns);
       if (!row) throw new Error("insert returned no row");
       await notifyChange(tx.db, { kind: "domain", name: row.name });
       return row;
     });
   } catch (error) {
-    if (isUniqueViolation(error, "domains_name_key")) throw ValidationError.field("name", "The name has already been taken.");
+    if (isUniqueViolation(error, "domains_name_key") || isUniqueViolation(error, "domains_user_id_name_key")) throw ValidationError.field("name", TAKEN);
     throw error;
   }
 }
@@ -71,7 +116,7 @@ export async function updateDomain({ ctx, id, input }: { ctx: Ctx; id: number; i
   const existing = await getDomain({ ctx, id });
   const { values, errors } = parseFields(UpdateDomainShape, input);
   const pages = (["index_page", "not_found_page"] as const).flatMap((field) => (values[field] ? [{ field, url: values[field] }] : []));
-  await checkNoLoops(ctx.db, pages, errors);
+  await checkNoLoops(ctx.db, pages, errors, { userId: ctx.actor.userId });
   throwIfErrors(errors);
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db

@@ -1,4 +1,4 @@
-import { inArray } from "drizzle-orm";
+import { and, inArray, isNotNull } from "drizzle-orm";
 import { domains } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
 
@@ -13,13 +13,16 @@ export function hostCandidates(host: string): string[] {
   return match[2] ? [h, match[1]] : [h];
 }
 
-/** The domain a visitor's Host names (case-insensitive; with its port when a domain has one), or null. */
+/**
+ * The domain a visitor's Host names (case-insensitive; with its port when a domain has one), or null.
+ * Only verified domains serve (CONTRACT §14): an unverified claim's host is as unknown as any other.
+ */
 export async function findDomainByHost(ctx: SystemCtx, host: string): Promise<ServedDomain | null> {
   const candidates = hostCandidates(host);
   if (!candidates.length) return null;
   const rows = await ctx.db
     .select({ id: domains.id, userId: domains.userId, name: domains.name, indexPage: domains.indexPage, notFoundPage: domains.notFoundPage })
     .from(domains)
-    .where(inArray(domains.name, candidates));
+    .where(and(inArray(domains.name, candidates), isNotNull(domains.verifiedAt)));
   return rows.sort((a, b) => candidates.indexOf(a.name) - candidates.indexOf(b.name))[0] ?? null;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { normalizeDomainName, urlField } from "../shared/url.ts";
-import { PageParams } from "../shared/pagination.ts";
-import { defaulted, onCreate, onUpdate, refused, stringEnumField } from "../shared/validation.ts";
+import { normalizeDomainName, urlField } from "../urls/url.ts";
+import { PageParams } from "../lists/pagination.ts";
+import { defaulted, onCreate, onUpdate, refused, stringEnumField } from "../validation/fields.ts";
 
 const name = z.string({ error: "The name field is required." }).transform((value, ctx) => {
   const normalized = normalizeDomainName(value);

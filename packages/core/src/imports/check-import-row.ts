@@ -1,34 +1,31 @@
 import { addLoopErrors } from "../domains/served.ts";
 import type { FieldErrors } from "../errors.ts";
 import { CreateLinkShape, type CreateLinkInput } from "../links/schemas.ts";
-import { checkDraft, destinations, resolveEndsAt } from "../links/validate-link.ts";
-import { normalizeDomainName } from "../shared/url.ts";
-import { addError, createFieldsParser } from "../shared/validation.ts";
+import { draftNewLink, type NewLink } from "../links/draft-link.ts";
+import { destinations } from "../links/validate-link.ts";
+import { normalizeDomainName } from "../urls/url.ts";
+import { addError, createFieldsParser } from "../validation/fields.ts";
 import type { RowError } from "./import-job.ts";
 import type { ImportScope } from "./import-scope.ts";
 import { IMPORT_COLUMNS } from "./schemas.ts";
 
-/** One data row of an import file, as the adapter read it: the file line it starts on, and its cells by column name. */
-export type ImportRow = { line: number; fields: Readonly<Record<string, string | undefined>> };
+/** A row's cells by column name. */
+export type ImportFields = Readonly<Record<string, string | undefined>>;
 
-/** A row that passed every check, ready to be written once its passwords are hashed (`hashRowSecrets`). */
-export type CheckedRow = {
+/**
+ * One data row of an import file, as the adapter read it: the file line it starts on, and its cells by
+ * column name; or, for a row the adapter could not read (a quote never closed, too long), why not.
+ */
+export type ImportRow = { line: number; fields: ImportFields; error?: undefined } | { line: number; fields?: undefined; error: string };
+
+/**
+ * A row that passed every check, ready to be written once its passwords are hashed (`hashRowSecrets`).
+ * An import file has no targeting columns, so its links have none.
+ */
+export type CheckedRow = Omit<NewLink, "targetType" | "countryTarget" | "platformTarget" | "languageTarget" | "rotationTarget"> & {
   line: number;
-  domainId: number;
-  alias: string | null;
-  url: string;
-  title: string | null;
-  password: string | null;
-  privacyPassword: string | null;
   passwordHash: string | null;
   privacyPasswordHash: string | null;
-  spaceId: number | null;
-  pixelIds: number[];
-  disabled: boolean;
-  privacy: number;
-  expirationUrl: string | null;
-  expirationClicks: number;
-  endsAt: Date | null;
 };
 
 export type RowCheck = { ok: true; row: CheckedRow } | { ok: false; errors: RowError[] };
@@ -39,7 +36,7 @@ const UNDECODABLE = /[\u0000\ufffd]/;
 const parseLinkFields = createFieldsParser(CreateLinkShape);
 
 /** The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` is `;`-separated. */
-export function toLinkInput(fields: ImportRow["fields"]): CreateLinkInput & Record<string, unknown> {
+export function toLinkInput(fields: ImportFields): CreateLinkInput & Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const column of IMPORT_COLUMNS) {
     const value = fields[column];
@@ -55,6 +52,7 @@ export function toLinkInput(fields: ImportRow["fields"]): CreateLinkInput & Reco
  * scope, loaded once. Uniqueness of the alias is left to the write, which the unique index decides.
  */
 export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): RowCheck {
+  if (row.error !== undefined) return { ok: false, errors: [{ line: row.line, field: null, message: row.error }] };
   const errors: FieldErrors = {};
   for (const column of IMPORT_COLUMNS) {
     const value = row.fields[column];
@@ -85,43 +83,15 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
   if (v.domain_id !== undefined && row.fields.domain_id && domainName && scope.domainNames.get(v.domain_id) !== domainName) {
     addError(errors, "domain", "The domain and the domain id name different domains.");
   }
-  const endsAt = resolveEndsAt(v, null, now, errors);
-  checkDraft(
-    {
-      targetType: v.target_type ?? 0,
-      groups: { country: v.country ?? null, platform: v.platform ?? null, language: v.language ?? null, rotation: v.rotation ?? null },
-      privacy: v.privacy ?? 0,
-      hasPrivacyPassword: v.privacy_password !== undefined,
-    },
-    errors,
-  );
+  const draft = draftNewLink(v, now, errors);
   if (v.domain_id !== undefined && !scope.domainNames.has(v.domain_id)) addError(errors, "domain_id", "The selected domain id is invalid.");
   if (v.space_id !== undefined && !scope.spaceIds.has(v.space_id)) addError(errors, "space_id", "The selected space id is invalid.");
   if (v.pixel_ids?.some((id) => !scope.pixelIds.has(id))) addError(errors, "pixel_ids", "The selected pixel ids are invalid.");
   addLoopErrors(destinations(v), scope.servedNames, errors);
   if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors) };
 
-  return {
-    ok: true,
-    row: {
-      line: row.line,
-      domainId: v.domain_id as number,
-      alias: v.alias ?? null,
-      url: v.url as string,
-      title: v.title ?? null,
-      password: v.password ?? null,
-      privacyPassword: v.privacy_password ?? null,
-      passwordHash: null,
-      privacyPasswordHash: null,
-      spaceId: v.space_id ?? null,
-      pixelIds: v.pixel_ids ?? [],
-      disabled: v.disabled === 1,
-      privacy: v.privacy ?? 0,
-      expirationUrl: v.expiration_url ?? null,
-      expirationClicks: v.expiration_clicks ?? 0,
-      endsAt: endsAt ?? null,
-    },
-  };
+  const { targetType: _type, countryTarget: _country, platformTarget: _platform, languageTarget: _language, rotationTarget: _rotation, ...link } = draft;
+  return { ok: true, row: { ...link, line: row.line, passwordHash: null, privacyPasswordHash: null } };
 }
 
 function toRowErrors(line: number, errors: FieldErrors): RowError[] {

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { domains, importJobs, importSourceParts } from "@shortener/db";
 import type { Ctx } from "../context.ts";
-import { addError, parseFields, throwIfErrors } from "../shared/validation.ts";
+import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { importJobColumns, type ImportJob } from "./import-job.ts";
 import { CreateImportShape, type CreateImportInput } from "./schemas.ts";
 

@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
+import { countsAsServed } from "../domains/served.ts";
 import { domains, pixels, spaces, type Db } from "@shortener/db";
 
 /**
  * What the row checks of one job need from the database, loaded once per job instead of per row:
- * the user's domains (by id and by name), spaces and pixels, and every name this service serves (the
- * loop check).
+ * the user's domains (by id and by name), spaces and pixels, and every name that counts as served for
+ * the loop check (every verified domain, and the user's own).
  */
 export type ImportScope = {
   jobId: number;
@@ -20,7 +21,7 @@ export type ImportScope = {
 export async function loadImportScope(db: Db, job: { jobId: number; userId: number; defaultDomainId: number | null }): Promise<ImportScope> {
   const [own, served, ownSpaces, ownPixels] = await Promise.all([
     db.select({ id: domains.id, name: domains.name }).from(domains).where(eq(domains.userId, job.userId)),
-    db.select({ name: domains.name }).from(domains),
+    db.select({ name: domains.name }).from(domains).where(countsAsServed(job.userId)),
     db.select({ id: spaces.id }).from(spaces).where(eq(spaces.userId, job.userId)),
     db.select({ id: pixels.id }).from(pixels).where(eq(pixels.userId, job.userId)),
   ]);

@@ -1,8 +1,8 @@
 import { importJobs } from "@shortener/db";
 import type { Ctx } from "../context.ts";
-import { listOwnedRows } from "../shared/list.ts";
-import type { Page } from "../shared/pagination.ts";
-import { parseInput } from "../shared/validation.ts";
+import { listOwnedRows } from "../lists/list-owned-rows.ts";
+import type { Page } from "../lists/pagination.ts";
+import { parseInput } from "../validation/fields.ts";
 import { importJobColumns, type ImportJob } from "./import-job.ts";
 import { ListImportsInput } from "./schemas.ts";
 

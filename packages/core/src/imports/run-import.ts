@@ -1,7 +1,6 @@
 import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
-import { importJobs, importSourceParts, isForeignKeyViolation, queryRows, type Db } from "@shortener/db";
+import { importJobs, importSourceParts, isForeignKeyViolation, pgArray, queryRows, type Db } from "@shortener/db";
 import { withTransaction, type SystemCtx } from "../context.ts";
-import { pgArray } from "../visits/record-clicks.ts";
 import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
 import { loadImportScope, type ImportScope } from "./import-scope.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PageParams } from "../shared/pagination.ts";
-import { defaulted, idField, intField, onCreate, textField } from "../shared/validation.ts";
+import { PageParams } from "../lists/pagination.ts";
+import { defaulted, idField, intField, onCreate, textField } from "../validation/fields.ts";
 
 export const IMPORT_STATUSES = ["queued", "running", "completed", "failed"] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];

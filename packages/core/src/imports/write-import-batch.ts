@@ -1,9 +1,7 @@
 import { sql } from "drizzle-orm";
-import { queryRows, type Db } from "@shortener/db";
-import { RANDOM_ALIAS_LENGTH } from "../links/create-link.ts";
-import { hashPassword } from "../shared/hash.ts";
-import { randomBase62 } from "../shared/random.ts";
-import { pgArray } from "../visits/record-clicks.ts";
+import { pgArray, queryRows, type Db } from "@shortener/db";
+import { RANDOM_ALIAS_ATTEMPTS, randomAlias } from "../links/alias.ts";
+import { hashPassword } from "../secrets/hash.ts";
 import type { CheckedRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
 
@@ -15,7 +13,6 @@ export type BatchOutcome = { processed: number; created: number; skipped: number
 
 /** scrypt takes ~50 ms of a libuv thread: hash only rows that have a password, a few at a time. */
 const HASH_CONCURRENCY = 4;
-const RANDOM_ALIAS_ATTEMPTS = 8;
 
 /** The key that makes a row's link unique across resumes: a resumed job never writes a row twice. */
 export function importKeyOf(jobId: number, line: number): string {
@@ -64,7 +61,7 @@ export async function writeImportBatch(
 
   await db.transaction(async (tx0) => {
     const tx = tx0 as unknown as Db;
-    let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomBase62(RANDOM_ALIAS_LENGTH), attempt: 0 }));
+    let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomAlias(0), attempt: 0 }));
     const withPixels: Array<{ id: number; pixelIds: number[] }> = [];
     while (pending.length) {
       const inserted = await insertLinks(tx, jobId, userId, now, pending);
@@ -89,7 +86,7 @@ export async function writeImportBatch(
         if (p.row.alias === null) {
           const attempt = p.attempt + 1;
           if (attempt >= RANDOM_ALIAS_ATTEMPTS) fail(p.row.line, "alias", "No free random alias was found; give the row an alias.");
-          else retry.push({ row: p.row, alias: randomBase62(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2)), attempt });
+          else retry.push({ row: p.row, alias: randomAlias(attempt), attempt });
           continue;
         }
         const found = existing.byAlias.get(`${p.row.domainId}/${p.alias}`);

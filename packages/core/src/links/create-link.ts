@@ -1,19 +1,16 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
-import { linkPixels, links } from "@shortener/db";
+import { linkPixels, links, preparedFor } from "@shortener/db";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
-import { emitLocalChange } from "../shared/changes.ts";
-import { hashPassword } from "../shared/hash.ts";
-import { preparedFor } from "../shared/prepared.ts";
-import { randomBase62 } from "../shared/random.ts";
-import { parseFields, throwIfErrors } from "../shared/validation.ts";
+import { emitLocalChange } from "../changes/changes.ts";
+import { hashPassword } from "../secrets/hash.ts";
+import { parseFields, throwIfErrors } from "../validation/fields.ts";
+import { RANDOM_ALIAS_ATTEMPTS, randomAlias } from "./alias.ts";
+import { draftNewLink } from "./draft-link.ts";
 import type { Link } from "./load-links.ts";
-import { linkStatus } from "./status.ts";
+import { linkStatus } from "../expiration/link-status.ts";
 import { CreateLinkShape, type CreateLinkInput } from "./schemas.ts";
-import { checkDraft, checkReferences, destinations, resolveEndsAt } from "./validate-link.ts";
-
-export const RANDOM_ALIAS_LENGTH = 6;
-const RANDOM_ALIAS_ATTEMPTS = 8;
+import { checkReferences, destinations } from "./validate-link.ts";
 
 /**
  * Every column a create writes, as a placeholder of the prepared insert (same names as the row). They
@@ -57,16 +54,7 @@ function encodeRow(row: Record<InsertColumn, unknown>): Record<string, unknown> 
 export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkInput }): Promise<Link> {
   const { values: v, errors } = parseFields(CreateLinkShape, input);
   const now = ctx.now();
-  const endsAt = resolveEndsAt(v, null, now, errors);
-  checkDraft(
-    {
-      targetType: v.target_type ?? 0,
-      groups: { country: v.country ?? null, platform: v.platform ?? null, language: v.language ?? null, rotation: v.rotation ?? null },
-      privacy: v.privacy ?? 0,
-      hasPrivacyPassword: v.privacy_password !== undefined,
-    },
-    errors,
-  );
+  const draft = draftNewLink(v, now, errors);
   const refs = await checkReferences(
     ctx.db,
     ctx.actor.userId,
@@ -82,31 +70,12 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   throwIfErrors(errors);
 
   const [passwordHash, privacyPasswordHash] = await Promise.all([
-    v.password ? hashPassword(v.password) : null,
-    v.privacy_password ? hashPassword(v.privacy_password) : null,
+    draft.password ? hashPassword(draft.password) : null,
+    draft.privacyPassword ? hashPassword(draft.privacyPassword) : null,
   ]);
-  const domainId = v.domain_id as number;
-  const row = {
-    userId: ctx.actor.userId,
-    domainId,
-    spaceId: v.space_id ?? null,
-    url: v.url as string,
-    title: v.title ?? null,
-    passwordHash,
-    disabled: v.disabled === 1,
-    privacy: v.privacy ?? 0,
-    privacyPasswordHash,
-    expirationUrl: v.expiration_url ?? null,
-    expirationClicks: v.expiration_clicks ?? 0,
-    endsAt: endsAt ?? null,
-    targetType: v.target_type ?? 0,
-    countryTarget: v.country?.length ? v.country : null,
-    platformTarget: v.platform?.length ? v.platform : null,
-    languageTarget: v.language?.length ? v.language : null,
-    rotationTarget: v.rotation?.length ? v.rotation : null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const { password: _password, privacyPassword: _privacyPassword, pixelIds, ...values } = draft;
+  const { domainId } = values;
+  const row = { ...values, userId: ctx.actor.userId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };
 
   // With pixels, the link and its pixel rows commit together; without, one insert is atomic on its own.
   // The insert is one prepared statement. It announces nothing: a notifying commit is serialised in
@@ -121,21 +90,18 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     );
     let inserted: typeof links.$inferSelect | undefined;
     for (let attempt = 0; !inserted; attempt++) {
-      let alias = v.alias;
-      if (!alias) {
-        if (attempt >= RANDOM_ALIAS_ATTEMPTS) throw new Error("no free random alias after several attempts");
-        alias = randomBase62(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2));
-      }
+      if (!draft.alias && attempt >= RANDOM_ALIAS_ATTEMPTS) throw new Error("no free random alias after several attempts");
+      const alias = draft.alias ?? randomAlias(attempt);
       const [created] = await insert.execute(encodeRow({ ...row, alias }));
       inserted = created;
-      if (!inserted && v.alias) throw ValidationError.field("alias", "The alias has already been taken.");
+      if (!inserted && draft.alias) throw ValidationError.field("alias", "The alias has already been taken.");
     }
     const linkId = inserted.id;
-    if (v.pixel_ids?.length) await db.insert(linkPixels).values(v.pixel_ids.map((pixelId) => ({ linkId, pixelId })));
+    if (pixelIds.length) await db.insert(linkPixels).values(pixelIds.map((pixelId) => ({ linkId, pixelId })));
     emitLocalChange({ kind: "link", id: linkId, domainId, alias: inserted.alias });
     return inserted;
   };
-  const inserted = v.pixel_ids?.length ? await withTransaction(ctx, (tx) => write(tx.db)) : await write(ctx.db);
+  const inserted = pixelIds.length ? await withTransaction(ctx, (tx) => write(tx.db)) : await write(ctx.db);
   const { passwordHash: storedPassword, privacyPasswordHash: storedPrivacy, importKey: _importKey, domainId: _domainId, spaceId: _spaceId, ...rest } = inserted;
   if (!refs.domain) throw new Error("domain vanished");
   return {
@@ -149,4 +115,3 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     pixels: refs.pixels,
   };
 }
-

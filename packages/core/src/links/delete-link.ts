@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { links } from "@shortener/db";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
-import { notifyChange } from "../shared/changes.ts";
+import { notifyChange } from "../changes/changes.ts";
 
 export async function deleteLink({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
   return withTransaction(ctx, async (tx) => {

@@ -1,13 +1,13 @@
 import { and, count, eq, exists, sql } from "drizzle-orm";
 import { linkCounts, linkPixels, links } from "@shortener/db";
 import type { Ctx } from "../context.ts";
-import type { Page } from "../shared/pagination.ts";
-import { offsetOf } from "../shared/pagination.ts";
-import { parseInput } from "../shared/validation.ts";
+import type { Page } from "../lists/pagination.ts";
+import { offsetOf } from "../lists/pagination.ts";
+import { parseInput } from "../validation/fields.ts";
 import { linkOrder, loadLinkPage, loadLinks, type Link } from "./load-links.ts";
 import { ListLinksInput, type ListLinksInput as ListInput } from "./schemas.ts";
 import { searchCondition } from "./search.ts";
-import { linkStatusSql } from "./status.ts";
+import { linkStatusSql } from "../expiration/link-status.ts";
 
 /** CONTRACT §5: the caller's links, filtered, sorted with ties broken by id, one page at a time. */
 export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<Link>> {

@@ -1,24 +1,19 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Placeholder } from "drizzle-orm";
-import { domains, linkCounts, links, spaces, type Db, type TargetEntry } from "@shortener/db";
+import { domains, linkCounts, links, preparedFor, spaces, type Db } from "@shortener/db";
 import { domainColumns, type Domain } from "../domains/domains.ts";
 import type { Pixel } from "../pixels/pixels.ts";
-import { preparedFor } from "../shared/prepared.ts";
 import type { Space } from "../spaces/spaces.ts";
-import { linkStatusSql, type LinkStatus } from "./status.ts";
+import { linkStatusSql, type LinkStatus } from "../expiration/link-status.ts";
+import type { LinkTargets } from "../targeting/target-types.ts";
 
 /** A link as core returns it: secrets reduced to whether they are set, with its domain, space and pixels. */
-export type Link = {
+export type Link = LinkTargets & {
   id: number;
   userId: number;
   alias: string;
   url: string;
   title: string | null;
-  targetType: number;
-  countryTarget: TargetEntry[] | null;
-  platformTarget: TargetEntry[] | null;
-  languageTarget: TargetEntry[] | null;
-  rotationTarget: TargetEntry[] | null;
   lastRotation: number | null;
   disabled: boolean;
   privacy: number;
@@ -36,17 +31,22 @@ export type Link = {
   updatedAt: Date;
 };
 
+/** The columns of a link's targeting (`LinkTargets`): every read of a link that targets selects them. */
+export const linkTargetColumns = {
+  targetType: links.targetType,
+  countryTarget: links.countryTarget,
+  platformTarget: links.platformTarget,
+  languageTarget: links.languageTarget,
+  rotationTarget: links.rotationTarget,
+};
+
 export const linkColumns = {
   id: links.id,
   userId: links.userId,
   alias: links.alias,
   url: links.url,
   title: links.title,
-  targetType: links.targetType,
-  countryTarget: links.countryTarget,
-  platformTarget: links.platformTarget,
-  languageTarget: links.languageTarget,
-  rotationTarget: links.rotationTarget,
+  ...linkTargetColumns,
   lastRotation: links.lastRotation,
   disabled: links.disabled,
   privacy: links.privacy,

@@ -1,21 +1,19 @@
 import { z } from "zod";
-import { COUNTRY_CODES, LANGUAGE_CODES, PLATFORMS, RESERVED_ALIASES } from "../shared/codes.ts";
-import { PageParams } from "../shared/pagination.ts";
-import { urlField } from "../shared/url.ts";
-import { defaulted, idField, intEnumField, intField, onCreate, onUpdate, refused, stringEnumField, textField } from "../shared/validation.ts";
+import { COUNTRY_CODES, LANGUAGE_CODES, PLATFORMS } from "../targeting/codes.ts";
+import { TARGET_TYPE_VALUES } from "../targeting/target-types.ts";
+import { PageParams } from "../lists/pagination.ts";
+import { urlField } from "../urls/url.ts";
+import { defaulted, idField, intEnumField, intField, onCreate, onUpdate, refused, stringEnumField, textField } from "../validation/fields.ts";
+import { ALIAS_CHARACTERS, isReservedAlias, MAX_ALIAS_LENGTH } from "./alias.ts";
 
 export const MAX_TARGETS = 100;
-export const TARGET_TYPES = { none: 0, country: 1, platform: 2, language: 3, rotation: 4 } as const;
-export type TargetGroup = "country" | "platform" | "language" | "rotation";
-export const TARGET_GROUPS: readonly TargetGroup[] = ["country", "platform", "language", "rotation"];
-export const GROUP_OF_TYPE: Record<number, TargetGroup | undefined> = { 1: "country", 2: "platform", 3: "language", 4: "rotation" };
 
 const alias = z
   .string({ error: "The alias must be a string." })
   .min(1, { error: "The alias field is required." })
-  .max(255, { error: "The alias must not be greater than 255 characters." })
-  .regex(/^[A-Za-z0-9_-]+$/, { error: "The alias may only contain letters, numbers, dashes and underscores." })
-  .refine((value) => !RESERVED_ALIASES.has(value.toLowerCase()), { error: "The alias is reserved by the service." });
+  .max(MAX_ALIAS_LENGTH, { error: `The alias must not be greater than ${MAX_ALIAS_LENGTH} characters.` })
+  .regex(ALIAS_CHARACTERS, { error: "The alias may only contain letters, numbers, dashes and underscores." })
+  .refine((value) => !isReservedAlias(value), { error: "The alias is reserved by the service." });
 
 const secret = (label: string) => textField(label, 1, 128);
 
@@ -92,7 +90,7 @@ const common = {
   disabled: intEnumField("disabled", [0, 1] as const),
   privacy: intEnumField("privacy", [0, 1, 2] as const),
   expiration_clicks: intField("expiration clicks", { min: 0, max: 999_999_999 }),
-  target_type: intEnumField("target type", [0, 1, 2, 3, 4] as const),
+  target_type: intEnumField("target type", TARGET_TYPE_VALUES),
 };
 
 export const CreateLinkShape = {

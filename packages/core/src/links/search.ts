@@ -1,6 +1,5 @@
 import { and, ilike, sql, type SQL } from "drizzle-orm";
-import { links, queryRows, type Db } from "@shortener/db";
-import { escapeLike } from "../shared/sql.ts";
+import { escapeLike, links, queryRows, type Db } from "@shortener/db";
 
 export const SEARCH_COLUMNS = { title: links.title, alias: links.alias, url: links.url } as const;
 export type SearchColumn = keyof typeof SEARCH_COLUMNS;

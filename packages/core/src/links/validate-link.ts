@@ -1,15 +1,13 @@
 import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
-import { domains, links, pixels, spaces, type Db, type TargetEntry } from "@shortener/db";
+import { domains, links, pgArray, pixels, preparedFor, spaces, type Db, type TargetEntry } from "@shortener/db";
 import { domainColumns, type Domain } from "../domains/domains.ts";
 import { hostCandidates } from "../domains/find-domain-by-host.ts";
-import { addLoopErrors, checkNoLoops } from "../domains/served.ts";
+import { addLoopErrors, checkNoLoops, countsAsServed } from "../domains/served.ts";
 import { pixelColumns, type Pixel } from "../pixels/pixels.ts";
 import type { FieldErrors } from "../errors.ts";
-import { preparedFor } from "../shared/prepared.ts";
-import { pgArray } from "../shared/sql.ts";
-import { hostOf } from "../shared/url.ts";
-import { addError } from "../shared/validation.ts";
-import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "./schemas.ts";
+import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "../targeting/target-types.ts";
+import { hostOf } from "../urls/url.ts";
+import { addError } from "../validation/fields.ts";
 
 /** The values of the link-wide rules after a create or update would apply (sent values over stored ones). */
 export type LinkDraft = {
@@ -84,7 +82,8 @@ const ph = { id: sql.placeholder("id"), userId: sql.placeholder("userId"), names
 /**
  * The checks against the database, all at once: ownership of domain, space and pixels; loops; alias.
  * The domain's ownership and the loop check are one prepared statement (the domains that are either
- * the caller's chosen one or served under a destination's host), the other checks run beside it.
+ * the caller's chosen one or served under a destination's host: verified, or the caller's), the other
+ * checks run beside it.
  */
 export async function checkReferences(
   db: Db,
@@ -107,7 +106,7 @@ export async function checkReferences(
       db
         .select({ ...domainColumns, userId: domains.userId })
         .from(domains)
-        .where(or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), sql`${domains.name} = any(${ph.names}::text[])`)),
+        .where(or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), and(sql`${domains.name} = any(${ph.names}::text[])`, countsAsServed(ph.userId)))),
     );
     checks.push(
       query.execute({ id: domainId, userId, names: pgArray(names) }).then((rows) => {
@@ -116,12 +115,12 @@ export async function checkReferences(
           const { userId: _owner, ...domain } = owned;
           found.domain = domain;
         } else addError(errors, "domain_id", "The selected domain id is invalid.");
-        const served = new Set(rows.filter((r) => names.includes(r.name)).map((r) => r.name));
+        const served = new Set(rows.filter((r) => names.includes(r.name) && (r.verifiedAt !== null || r.userId === userId)).map((r) => r.name));
         addLoopErrors(refs.urls, served, errors);
       }),
     );
   } else {
-    checks.push(checkNoLoops(db, refs.urls, errors));
+    checks.push(checkNoLoops(db, refs.urls, errors, { userId }));
   }
   if (refs.spaceId) {
     const spaceId = refs.spaceId;

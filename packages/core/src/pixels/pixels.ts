@@ -2,10 +2,10 @@ import { and, eq, inArray } from "drizzle-orm";
 import { linkPixels, links, pixels } from "@shortener/db";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
-import { notifyChange } from "../shared/changes.ts";
-import { listOwnedRows } from "../shared/list.ts";
-import type { Page } from "../shared/pagination.ts";
-import { parseFields, parseInput, throwIfErrors } from "../shared/validation.ts";
+import { notifyChange } from "../changes/changes.ts";
+import { listOwnedRows } from "../lists/list-owned-rows.ts";
+import type { Page } from "../lists/pagination.ts";
+import { parseFields, parseInput, throwIfErrors } from "../validation/fields.ts";
 import { CreatePixelShape, ListPixelsInput, UpdatePixelShape, type CreatePixelInput, type UpdatePixelInput } from "./schemas.ts";
 
 export type Pixel = { id: number; name: string; type: string; value: string; createdAt: Date; updatedAt: Date };

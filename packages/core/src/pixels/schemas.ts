@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { PIXEL_TYPES } from "../shared/codes.ts";
-import { PageParams } from "../shared/pagination.ts";
-import { defaulted, onCreate, stringEnumField, textField } from "../shared/validation.ts";
+import { PIXEL_TYPES } from "./pixel-types.ts";
+import { PageParams } from "../lists/pagination.ts";
+import { defaulted, onCreate, stringEnumField, textField } from "../validation/fields.ts";
 
 const name = z.string({ error: "The name field is required." }).trim().pipe(textField("name", 1, 255));
 const type = stringEnumField("type", PIXEL_TYPES);

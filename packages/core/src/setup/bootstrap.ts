@@ -31,7 +31,7 @@ export async function bootstrap(
     const apiKey = await issueApiKey(tx.db, admin.id, options.adminApiKey ?? generateApiKey());
     const [domain] = await tx.db
       .insert(domains)
-      .values({ userId: admin.id, name: options.localDomain, createdAt: now, updatedAt: now })
+      .values({ userId: admin.id, name: options.localDomain, verifiedAt: now, createdAt: now, updatedAt: now })
       .onConflictDoNothing()
       .returning({ id: domains.id });
     return {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PageParams } from "../shared/pagination.ts";
-import { defaulted, intField, onCreate, stringEnumField, textField } from "../shared/validation.ts";
+import { PageParams } from "../lists/pagination.ts";
+import { defaulted, intField, onCreate, stringEnumField, textField } from "../validation/fields.ts";
 
 const color = intField("color", { min: 1, max: 6 });
 

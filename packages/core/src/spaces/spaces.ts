@@ -2,9 +2,9 @@ import { and, eq } from "drizzle-orm";
 import { isUniqueViolation, spaces } from "@shortener/db";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
-import { listOwnedRows } from "../shared/list.ts";
-import type { Page } from "../shared/pagination.ts";
-import { parseFields, parseInput, throwIfErrors } from "../shared/validation.ts";
+import { listOwnedRows } from "../lists/list-owned-rows.ts";
+import type { Page } from "../lists/pagination.ts";
+import { parseFields, parseInput, throwIfErrors } from "../validation/fields.ts";
 import { CreateSpaceShape, ListSpacesInput, UpdateSpaceShape, type CreateSpaceInput, type UpdateSpaceInput } from "./schemas.ts";
 
 export type Space = { id: number; name: string; color: number; createdAt: Date; updatedAt: Date };

@@ -1,5 +1,5 @@
 import type { SystemCtx } from "../context.ts";
-import { parseInput } from "../shared/validation.ts";
+import { parseInput } from "../validation/fields.ts";
 import { resolveRange, type StatsRange } from "./range.ts";
 import { readDailyClicks, readDimensions, readHourlyClicks, readHourOfDay, type StatRow } from "./read-series.ts";
 import { MAX_HOURLY_DAYS, MAX_STATS_DAYS, STAT_DIMENSIONS, StatsRangeInput, type StatName } from "./schemas.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PER_PAGE_VALUES } from "../shared/pagination.ts";
-import { defaulted, idField, intEnumField, intField, stringEnumField } from "../shared/validation.ts";
+import { PER_PAGE_VALUES } from "../lists/pagination.ts";
+import { defaulted, idField, intEnumField, intField, stringEnumField } from "../validation/fields.ts";
 
 /** The series of CONTRACT §8, in the order the API documents them. */
 export const STAT_NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;

@@ -1,4 +1,4 @@
-import type { TargetEntry } from "@shortener/db";
+import { TARGET_TYPES, type LinkTargets } from "./target-types.ts";
 
 /** What targeting knows of a visitor. */
 export type VisitTraits = {
@@ -8,37 +8,31 @@ export type VisitTraits = {
   languages: readonly string[];
 };
 
-export type TargetedLink = {
-  url: string;
-  targetType: number;
-  countryTarget: TargetEntry[] | null;
-  platformTarget: TargetEntry[] | null;
-  languageTarget: TargetEntry[] | null;
-  rotationTarget: TargetEntry[] | null;
-};
+export type TargetedLink = { url: string } & LinkTargets;
 
 /**
  * Step 8 of CONTRACT §7: the destination for this visitor. `rotationIndex` is the visit's position in
  * the round-robin (the caller keeps the counter). Returns the URL and, for rotation, the index served.
+ * It reads only the visitor facts `visitorFactsFor(link.targetType)` names.
  */
 export function chooseDestination(link: TargetedLink, traits: VisitTraits, rotationIndex: number): { url: string; rotation: number | null } {
   switch (link.targetType) {
-    case 1: {
+    case TARGET_TYPES.country: {
       const hit = traits.country ? link.countryTarget?.find((e) => e.key === traits.country) : undefined;
       return { url: hit?.value ?? link.url, rotation: null };
     }
-    case 2: {
+    case TARGET_TYPES.platform: {
       const hit = traits.platform ? link.platformTarget?.find((e) => e.key === traits.platform) : undefined;
       return { url: hit?.value ?? link.url, rotation: null };
     }
-    case 3: {
+    case TARGET_TYPES.language: {
       for (const language of traits.languages) {
         const hit = link.languageTarget?.find((e) => e.key === language);
         if (hit) return { url: hit.value, rotation: null };
       }
       return { url: link.url, rotation: null };
     }
-    case 4: {
+    case TARGET_TYPES.rotation: {
       const entries = link.rotationTarget;
       if (!entries?.length) return { url: link.url, rotation: null };
       const index = ((rotationIndex % entries.length) + entries.length) % entries.length;

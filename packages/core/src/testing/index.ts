@@ -2,7 +2,7 @@ import { users } from "@shortener/db";
 import type { Db } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import { issueApiKey } from "../users/api-keys.ts";
-import { randomBase62 } from "../shared/random.ts";
+import { randomBase62 } from "../secrets/random.ts";
 
 export { freePort, openTestDb } from "@shortener/db/testing";
 
@@ -26,3 +26,5 @@ export async function createTestUser(
   const now = overrides.now ?? (() => new Date());
   return { id: user.id, email, role, apiKey, ctx: { db, now, actor: { userId: user.id, role } } };
 }
+
+export { startTestDns, type TestDns, type TestDnsMode } from "./dns-server.ts";

@@ -1,8 +1,8 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { apiKeys, users, type Db } from "@shortener/db";
 import type { Actor, SystemCtx } from "../context.ts";
-import { sha256 } from "../shared/hash.ts";
-import { randomBase62 } from "../shared/random.ts";
+import { sha256 } from "../secrets/hash.ts";
+import { randomBase62 } from "../secrets/random.ts";
 
 /** Every key starts with this, so leaked keys are recognisable (secret scanners, logs). */
 export const API_KEY_PREFIX = "shk_";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PageParams } from "../shared/pagination.ts";
-import { defaulted, idField, onCreate, stringEnumField, textField } from "../shared/validation.ts";
+import { PageParams } from "../lists/pagination.ts";
+import { defaulted, idField, onCreate, stringEnumField, textField } from "../validation/fields.ts";
 
 export const CreateUserInput = z.object({
   email: z

@@ -1,11 +1,10 @@
 import { and, asc, count, desc, eq, ilike, sql } from "drizzle-orm";
-import { apiKeys, isUniqueViolation, users } from "@shortener/db";
+import { apiKeys, escapeLike, isUniqueViolation, users } from "@shortener/db";
 import { withTransaction, type Ctx, type SystemCtx } from "../context.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
-import { offsetOf, type Page } from "../shared/pagination.ts";
-import { notifyChange } from "../shared/changes.ts";
-import { escapeLike } from "../shared/sql.ts";
-import { parseInput } from "../shared/validation.ts";
+import { offsetOf, type Page } from "../lists/pagination.ts";
+import { notifyChange } from "../changes/changes.ts";
+import { parseInput } from "../validation/fields.ts";
 import { generateApiKey, issueApiKey } from "./api-keys.ts";
 import { CreateUserInput, ListUsersInput, UserIdInput } from "./schemas.ts";
 

@@ -1,4 +1,4 @@
-import { isLinkExpired } from "../links/status.ts";
+import { isLinkExpired } from "../expiration/link-status.ts";
 import type { VisitLink } from "./visit-link.ts";
 
 /** Steps 4–6 of CONTRACT §7, in order, for a link in memory. */
@@ -9,9 +9,4 @@ export function gateVisit(link: VisitLink, now: Date, options: { hasPasswordPass
   if (isLinkExpired(link, now)) return "expired";
   if (link.passwordHash && !options.hasPasswordPass) return "password";
   return "open";
-}
-
-/** True when the link admits a bounded number of visitors: those are counted in the database first. */
-export function isClickLimited(link: Pick<VisitLink, "expirationClicks">): boolean {
-  return link.expirationClicks > 0;
 }

@@ -1,7 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db, RollupDimension } from "@shortener/db";
-import type { SystemCtx } from "../context.ts";
-import { pgArray } from "../shared/sql.ts";
+import { pgArray, type Db, type RollupDimension } from "@shortener/db";
 
 /**
  * One visit sent on to a destination, or `count` identical ones: same link, same second, same traits
@@ -22,24 +20,6 @@ export type Click = {
   /** How many identical clicks this stands for; 1 when absent. */
   count?: number;
 };
-
-/**
- * Step 11 of CONTRACT §7 for a click-limited link: admits up to `wanted` visitors at once, raising the
- * link's counter only up to its limit, atomically, so exactly `expiration_clicks` visitors get through
- * whatever the concurrency and the number of processes. One statement: the row is locked, its count
- * read and raised together. Returns how many were admitted (0 when the limit was already reached or the
- * link is gone) and the counter after them.
- */
-export async function countLimitedClicks(ctx: SystemCtx, linkId: number, wanted: number): Promise<{ admitted: number; clicks: number }> {
-  const result: unknown = await ctx.db.execute(sql`
-    update links set clicks = least(links.clicks + ${wanted}::int, links.expiration_clicks)
-    from (select id, clicks from links where id = ${linkId} for update) as before
-    where links.id = before.id and links.clicks < links.expiration_clicks
-    returning links.clicks as clicks, links.clicks - before.clicks as admitted`);
-  const rows = Array.isArray(result) ? result : (result as { rows: unknown[] }).rows;
-  const row = rows[0] as { clicks: number | string; admitted: number | string } | undefined;
-  return row ? { admitted: Number(row.admitted), clicks: Number(row.clicks) } : { admitted: 0, clicks: 0 };
-}
 
 /** Rollup values are cut to this many characters (Postgres's `left(value, 255)` in the migration's backfill). */
 const MAX_ROLLUP_VALUE = 255;
@@ -177,5 +157,3 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
       where links.id = v.id and (v.n > 0 or v.rotation is not null)`);
   });
 }
-
-export { pgArray };

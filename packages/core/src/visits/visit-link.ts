@@ -1,24 +1,20 @@
 import { and, eq, sql } from "drizzle-orm";
-import { links, type TargetEntry } from "@shortener/db";
+import { links } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
+import { linkTargetColumns } from "../links/load-links.ts";
+import type { TargetedLink } from "../targeting/choose-destination.ts";
 
 /** What the visitor side needs of a link, loaded in one indexed read and cached. */
-export type VisitLink = {
+export type VisitLink = TargetedLink & {
   id: number;
   domainId: number;
   alias: string;
-  url: string;
   disabled: boolean;
   passwordHash: string | null;
   expirationUrl: string | null;
   expirationClicks: number;
   endsAt: Date | null;
   clicks: number;
-  targetType: number;
-  countryTarget: TargetEntry[] | null;
-  platformTarget: TargetEntry[] | null;
-  languageTarget: TargetEntry[] | null;
-  rotationTarget: TargetEntry[] | null;
   lastRotation: number | null;
   pixels: Array<{ type: string; value: string }>;
 };
@@ -37,11 +33,7 @@ export async function findLinkForVisit(ctx: SystemCtx, domainId: number, alias: 
       expirationClicks: links.expirationClicks,
       endsAt: links.endsAt,
       clicks: links.clicks,
-      targetType: links.targetType,
-      countryTarget: links.countryTarget,
-      platformTarget: links.platformTarget,
-      languageTarget: links.languageTarget,
-      rotationTarget: links.rotationTarget,
+      ...linkTargetColumns,
       lastRotation: links.lastRotation,
       // Written out with table names: drizzle renders bare column names inside a raw subquery.
       pixels: sql<Array<{ type: string; value: string }> | null>`(

@@ -67,10 +67,16 @@ export const domains = pgTable(
     name: text().notNull(),
     indexPage: text(),
     notFoundPage: text(),
+    /** When the owner proved the host (CONTRACT §14); null: unverified, the domain takes links but does not serve. */
+    verifiedAt: timestamp({ withTimezone: true, mode: "date" }),
+    /** The random part of the TXT record an unverified domain's owner publishes; null once verified. */
+    verificationToken: text(),
     ...timestamps,
   },
   (t) => [
-    uniqueIndex("domains_name_key").on(t.name),
+    // A name is served by at most one (verified) domain; an unproven claim blocks no one else's (docs/adr/0016).
+    uniqueIndex("domains_name_key").on(t.name).where(sql`${t.verifiedAt} is not null`),
+    uniqueIndex("domains_user_id_name_key").on(t.userId, t.name),
     index("domains_user_id_id_idx").on(t.userId, t.id),
     index("domains_name_trgm_idx").using("gin", sql`${t.name} gin_trgm_ops`),
   ],

@@ -1,4 +1,4 @@
-import type { Db } from "@shortener/db";
+import type { Db } from "./client.ts";
 
 const cache = new WeakMap<Db, Map<string, unknown>>();
 

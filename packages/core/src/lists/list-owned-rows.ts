@@ -1,8 +1,7 @@
 import { and, asc, count, desc, eq, ilike, type AnyColumn, type SQL } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
-import type { Db } from "@shortener/db";
+import { escapeLike, type Db } from "@shortener/db";
 import { offsetOf, type Page } from "./pagination.ts";
-import { escapeLike } from "./sql.ts";
 
 /** One page of a user's rows of a simple table: optional substring search, a sort column, ties by id. */
 export async function listOwnedRows<Row>(options: {

@@ -1,4 +1,4 @@
-import { defaulted, intEnumField, intField, stringEnumField } from "./validation.ts";
+import { defaulted, intEnumField, intField, stringEnumField } from "../validation/fields.ts";
 
 export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
 

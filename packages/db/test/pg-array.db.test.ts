@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pgArray } from "../src/index.ts";
-import { openTestDb } from "../src/testing/index.ts";
+import { pgArray, type Database } from "../src/index.ts";
+import { openTestDb } from "../src/testing.ts";
 
 let database: Database;
 beforeAll(async () => {

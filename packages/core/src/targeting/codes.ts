@@ -25,21 +25,3 @@ export const LANGUAGE_CODES: ReadonlySet<string> = new Set(
 /** The platforms a link can target, spelled as the contract spells them. */
 export const PLATFORMS = ["iOS", "Android", "Windows", "OS X", "Linux", "Ubuntu", "Chrome OS"] as const;
 export type Platform = (typeof PLATFORMS)[number];
-
-export const PIXEL_TYPES = [
-  "adroll",
-  "bing",
-  "facebook",
-  "google-ads",
-  "google-analytics",
-  "google-tag-manager",
-  "linkedin",
-  "pinterest",
-  "quora",
-  "x",
-  "tiktok",
-] as const;
-export type PixelType = (typeof PIXEL_TYPES)[number];
-
-/** Paths the service itself answers: never an alias. */
-export const RESERVED_ALIASES: ReadonlySet<string> = new Set(["api", "trpc", "stats", "healthz", "readyz"]);

@@ -77,6 +77,19 @@ export function refused(message: string) {
   return z.undefined({ error: message }).optional();
 }
 
+/** One field of a shape: its value into `values`, or its messages into `errors` under `key` (nested paths as `key.0.sub`). */
+function parseField(key: string, schema: z.ZodType, value: unknown, values: Record<string, unknown>, errors: FieldErrors): void {
+  const result = schema.safeParse(value);
+  if (result.success) {
+    if (result.data !== undefined) values[key] = result.data;
+    return;
+  }
+  for (const [field, messages] of Object.entries(toFieldErrors(result.error))) {
+    const name = field === "_" ? key : `${key}.${field}`;
+    (errors[name] ??= []).push(...messages);
+  }
+}
+
 /**
  * Parses each field of `shape` on its own, so that every failing field is reported together and the
  * fields that did parse are available for the checks that need the database.
@@ -89,15 +102,7 @@ export function parseFields<T extends z.ZodRawShape>(
   const values: Record<string, unknown> = {};
   const errors: FieldErrors = {};
   for (const [key, schema] of Object.entries(shape)) {
-    const result = (schema as z.ZodType).safeParse(Object.hasOwn(source, key) ? source[key] : undefined);
-    if (result.success) {
-      if (result.data !== undefined) values[key] = result.data;
-    } else {
-      for (const [field, messages] of Object.entries(toFieldErrors(result.error))) {
-        const name = field === "_" ? key : `${key}.${field}`;
-        (errors[name] ??= []).push(...messages);
-      }
-    }
+    parseField(key, schema as z.ZodType, Object.hasOwn(source, key) ? source[key] : undefined, values, errors);
   }
   return { values: values as { [K in keyof T]?: z.output<T[K]> }, errors };
 }
@@ -131,15 +136,7 @@ export function createFieldsParser<T extends z.ZodRawShape>(
         for (const [field, messages] of Object.entries(absent.errors)) (errors[field] ??= []).push(...messages);
         continue;
       }
-      const result = schema.safeParse(input[key]);
-      if (result.success) {
-        if (result.data !== undefined) values[key] = result.data;
-      } else {
-        for (const [field, messages] of Object.entries(toFieldErrors(result.error))) {
-          const name = field === "_" ? key : `${key}.${field}`;
-          (errors[name] ??= []).push(...messages);
-        }
-      }
+      parseField(key, schema, input[key], values, errors);
     }
     return { values: values as { [K in keyof T]?: z.output<T[K]> }, errors };
   };

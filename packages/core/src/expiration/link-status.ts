@@ -1,5 +1,6 @@
 import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import { links } from "@shortener/db";
+import { isClickLimitReached } from "./click-limit.ts";
 
 /** CONTRACT §6. 1 Active, 2 Expired, 3 Disabled. */
 export const LINK_STATUS = { active: 1, expired: 2, disabled: 3 } as const;
@@ -7,8 +8,9 @@ export type LinkStatus = 1 | 2 | 3;
 
 export type StatusFields = { disabled: boolean; endsAt: Date | null; expirationClicks: number; clicks: number };
 
+/** Expired: past its `ends_at`, or as many visitors let through as `expiration_clicks` allows (click-limit.ts). */
 export function isLinkExpired(link: Omit<StatusFields, "disabled">, now: Date): boolean {
-  return (link.endsAt !== null && link.endsAt.getTime() <= now.getTime()) || (link.expirationClicks > 0 && link.clicks >= link.expirationClicks);
+  return (link.endsAt !== null && link.endsAt.getTime() <= now.getTime()) || isClickLimitReached(link);
 }
 
 /** The status of a link in memory (the visitor side). `linkStatusSql` is the same rule for queries. */

@@ -1,0 +1,144 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importJobs, importSourceParts, migrate, openDb, type Database } from "@shortener/db";
+import { createDomain, getImport } from "@shortener/core";
+import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
+import { readCsvRows } from "@shortener/csv";
+import { testDriver } from "@shortener/db/testing";
+import { runCli } from "../src/run-cli.ts";
+import { compareJob, hostileFiles } from "../src/testing/hostile-files.ts";
+
+/**
+ * The CLI's side of the hostile files: each is imported with `pnpm importer import`, and must end its
+ * job `completed` (exit 0) or `failed` (exit 1, the reason on stderr), with the row errors in the
+ * errors file beside it and in the database. The CLI opens the database itself: on PGlite (one process
+ * at a time) the test opens the data folder only between runs.
+ */
+let env: Record<string, string>;
+let openCheck: () => Promise<Database>;
+let closeCheck: (db: Database) => Promise<void>;
+let cleanup: () => Promise<void>;
+const dir = mkdtempSync(join(tmpdir(), "importer-hostile-"));
+
+beforeAll(async () => {
+  if (testDriver() === "postgres") {
+    const database = await openTestDb();
+    env = { DATABASE_URL: database.url ?? "" };
+    openCheck = async () => database;
+    closeCheck = async () => {};
+    cleanup = () => database.close();
+  } else {
+    const dataDir = join(dir, "data");
+    env = { DATA_DIR: dataDir };
+    openCheck = async () => {
+      const database = await openDb({ dataDir });
+      await migrate(database);
+      return database;
+    };
+    closeCheck = (db) => db.close();
+    cleanup = async () => {};
+  }
+});
+afterAll(async () => {
+  await cleanup?.();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openCheck();
+  try {
+    return await fn(db);
+  } finally {
+    await closeCheck(db);
+  }
+}
+
+async function cli(...argv: string[]) {
+  let out = "";
+  let err = "";
+  const sink = (append: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (append(String(chunk)), done()) });
+  const code = await runCli(argv, env, { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)) });
+  return { code, out, err };
+}
+
+async function errorsFileRows(path: string) {
+  const rows = [];
+  for await (const row of readCsvRows([readFileSync(path)])) rows.push(row.fields);
+  return rows.map((r) => ({ line: Number(r?.line), field: r?.field === "" ? null : (r?.field ?? null), message: r?.message ?? "" }));
+}
+
+const FILES = hostileFiles();
+type Owner = { user: Awaited<ReturnType<typeof createTestUser>>; domain: { id: number; name: string } };
+const owners = new Map<string, Owner>();
+const runs = new Map<string, { code: number; out: string; err: string; path: string }>();
+
+describe("the CLI ends a job whatever its file holds", () => {
+  beforeAll(async () => {
+    // One user and domain a file, made in one opening of the database (PGlite opens in seconds).
+    await withDb(async (database) => {
+      for (const file of FILES) {
+        const user = await createTestUser(database.db);
+        const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique("h")}.example` } });
+        owners.set(file.name, { user, domain });
+      }
+    });
+  });
+
+  it.each(FILES.map((f) => [f.name, f] as const))("%s: exit status, message and errors file", { timeout: 60_000 }, async (_name, file) => {
+    const { user, domain } = owners.get(file.name) as Owner;
+    const path = join(dir, `${unique("f")}.csv`);
+    writeFileSync(path, file.bytes);
+    const run = await cli("import", path, "--user", user.email, "--domain", domain.name);
+    runs.set(file.name, { ...run, path });
+    if (file.job.status === "completed") {
+      expect(run).toMatchObject({ code: 0, err: "" });
+      expect(run.out).toMatch(/Imported .* as job \d+: /);
+    } else {
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(new RegExp(`^${escapeRegExp(file.job.failureReason ?? "")} Job \\d+ failed; the rows before it were imported\\.\\n$`));
+    }
+    const hasErrors = Array.isArray(file.job.errors) ? file.job.errors.length > 0 : true;
+    expect(existsSync(`${path}.errors.csv`)).toBe(hasErrors);
+    expect(run.out.includes("Row errors: ")).toBe(hasErrors);
+  });
+
+  it("leaves each job completed or failed as expected, its row errors in the errors file, and no stored source", { timeout: 60_000 }, async () => {
+    const problems: Record<string, string[]> = {};
+    await withDb(async (database) => {
+      for (const file of FILES) {
+        const { user } = owners.get(file.name) as Owner;
+        const run = runs.get(file.name);
+        const [job] = await database.db.select({ id: importJobs.id }).from(importJobs).where(eq(importJobs.userId, user.id));
+        if (!run || !job) {
+          problems[file.name] = ["no CLI run or no job"];
+          continue;
+        }
+        const end = await getImport({ ctx: { ...user.ctx, db: database.db }, id: job.id });
+        const found = compareJob(file, {
+          status: end.status,
+          failureReason: end.failureReason,
+          processed: end.processedRows,
+          created: end.createdRows,
+          skipped: end.skippedRows,
+          failed: end.failedRows,
+          errors: end.errors,
+        });
+        const [parts] = await database.db.select({ n: sql<number>`count(*)::int` }).from(importSourceParts).where(eq(importSourceParts.jobId, job.id));
+        if (parts?.n !== 0) found.push(`${parts?.n} source parts left`);
+        if (end.failedRows > 0 && end.errors.length < 1000 && JSON.stringify(await errorsFileRows(`${run.path}.errors.csv`)) !== JSON.stringify(end.errors)) {
+          found.push("the errors file differs from the job's row errors");
+        }
+        if (found.length) problems[file.name] = found;
+      }
+    });
+    expect(problems).toEqual({});
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

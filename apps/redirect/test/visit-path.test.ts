@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { parseVisitPath } from "../src/visit-path.ts";
+
+describe("parseVisitPath (CONTRACT §7 steps 1–2)", () => {
+  it.each([
+    ["/", { kind: "index", query: "" }],
+    ["/?utm=1", { kind: "index", query: "utm=1" }],
+    ["/abc", { kind: "alias", alias: "abc", query: "" }],
+    ["/abc/", { kind: "alias", alias: "abc", query: "" }],
+    ["/abc?x=1&y=2", { kind: "alias", alias: "abc", query: "x=1&y=2" }],
+    ["/a_b-C9?", { kind: "alias", alias: "a_b-C9", query: "" }],
+    [`/${"a".repeat(255)}`, { kind: "alias", alias: "a".repeat(255), query: "" }],
+    [`/${"a".repeat(256)}`, { kind: "none", query: "" }],
+    ["/abc//", { kind: "none", query: "" }],
+    ["/a/b", { kind: "none", query: "" }],
+    ["/%41bc", { kind: "none", query: "" }],
+    ["/a.b", { kind: "none", query: "" }],
+    ["//", { kind: "none", query: "" }],
+    ["*", { kind: "none", query: "" }],
+    ["http://host/abc", { kind: "none", query: "" }],
+  ])("%s", (url, expected) => {
+    expect(parseVisitPath(url)).toEqual(expected);
+  });
+});

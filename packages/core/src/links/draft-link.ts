@@ -1,0 +1,67 @@
+import type { z } from "zod";
+import type { FieldErrors } from "../errors.ts";
+import type { LinkTargets } from "../targeting/target-types.ts";
+import type { CreateLinkShape } from "./schemas.ts";
+import { checkDraft, resolveEndsAt } from "./validate-link.ts";
+
+/** The fields of `CreateLinkShape` that parsed (`parseFields`, or `createFieldsParser` for import rows). */
+export type CreateLinkValues = { [K in keyof typeof CreateLinkShape]?: z.output<(typeof CreateLinkShape)[K]> };
+
+/** A new link's values, defaults filled in, its passwords still in clear: what a create or an import row writes. */
+export type NewLink = LinkTargets & {
+  domainId: number;
+  /** Null: the write picks a random one (`randomAlias`). */
+  alias: string | null;
+  url: string;
+  title: string | null;
+  password: string | null;
+  privacyPassword: string | null;
+  spaceId: number | null;
+  pixelIds: number[];
+  disabled: boolean;
+  privacy: number;
+  expirationUrl: string | null;
+  expirationClicks: number;
+  endsAt: Date | null;
+};
+
+/**
+ * The one draft builder of a new link, for the API's create and the import alike: the rules that need
+ * no database (the expiration moment, the cross-field rules of CONTRACT §4) add their failures to
+ * `errors`, and the link's values come back with every default filled in. The values mean something
+ * only while `errors` stays empty; the checks against the database are the caller's.
+ */
+export function draftNewLink(v: CreateLinkValues, now: Date, errors: FieldErrors): NewLink {
+  const endsAt = resolveEndsAt(v, null, now, errors);
+  const targetType = v.target_type ?? 0;
+  const privacy = v.privacy ?? 0;
+  checkDraft(
+    {
+      targetType,
+      groups: { country: v.country ?? null, platform: v.platform ?? null, language: v.language ?? null, rotation: v.rotation ?? null },
+      privacy,
+      hasPrivacyPassword: v.privacy_password !== undefined,
+    },
+    errors,
+  );
+  return {
+    domainId: v.domain_id as number,
+    alias: v.alias ?? null,
+    url: v.url as string,
+    title: v.title ?? null,
+    password: v.password ?? null,
+    privacyPassword: v.privacy_password ?? null,
+    spaceId: v.space_id ?? null,
+    pixelIds: v.pixel_ids ?? [],
+    disabled: v.disabled === 1,
+    privacy,
+    expirationUrl: v.expiration_url ?? null,
+    expirationClicks: v.expiration_clicks ?? 0,
+    endsAt: endsAt ?? null,
+    targetType,
+    countryTarget: v.country?.length ? v.country : null,
+    platformTarget: v.platform?.length ? v.platform : null,
+    languageTarget: v.language?.length ? v.language : null,
+    rotationTarget: v.rotation?.length ? v.rotation : null,
+  };
+}

@@ -1,0 +1,2 @@
+export { CsvRecordReader, DEFAULT_MAX_RECORD_CHARS, parseCsvRecords, type CsvRecord } from "./records.ts";
+export { CsvFormatError, decodeUtf8, normalizeHeader, readCsvRecords, readCsvRows, summarizeCsv, type CsvInput, type CsvRow, type CsvSummary, type ReadCsvOptions } from "./rows.ts";

@@ -1,0 +1,107 @@
+import { CsvRecordReader, type CsvRecord } from "./records.ts";
+
+/**
+ * A data row of a CSV with a header row: its cells by column name and the file line it starts on (the
+ * header is line 1 when the file starts with it); or, for a row that cannot be read, why not.
+ */
+export type CsvRow = { line: number; fields: Record<string, string>; error?: undefined } | { line: number; fields?: undefined; error: string };
+
+/** The file cannot be read at all (its header row is unreadable): the line and the reason. */
+export class CsvFormatError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "CsvFormatError";
+  }
+}
+
+/** Header names as every reader of an import file compares them: trimmed and lower-cased. */
+export function normalizeHeader(cells: readonly string[]): string[] {
+  return cells.map((cell) => cell.trim().toLowerCase());
+}
+
+export type ReadCsvOptions = {
+  /** Keep only these columns (normalised names) in each row's fields: a row of a 30,000-column file stays small. */
+  columns?: readonly string[];
+  maxRecordChars?: number;
+  /**
+   * Called once, before any row: the header's normalised names, or `[]` for a file without a record.
+   * May throw to stop reading (a required column is missing).
+   */
+  onHeader?: (names: string[]) => void;
+};
+
+/** A file as it arrives: text or bytes, in pieces (a stream, a generator, or an array). */
+export type CsvInput = AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>;
+
+/** Text pieces of a file: strings, or bytes decoded as UTF-8 (bytes that are not become U+FFFD). */
+export async function* decodeUtf8(input: CsvInput): AsyncGenerator<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+  for await (const piece of input) {
+    const text = typeof piece === "string" ? piece : decoder.decode(piece, { stream: true });
+    if (text) yield text;
+  }
+  const rest = decoder.decode();
+  if (rest) yield rest;
+}
+
+/** Every record of a file, streaming: see `CsvRecordReader`. */
+export async function* readCsvRecords(input: CsvInput, options: { maxRecordChars?: number } = {}): AsyncGenerator<CsvRecord> {
+  const reader = new CsvRecordReader(options);
+  for await (const text of decodeUtf8(input)) yield* reader.push(text);
+  yield* reader.end();
+}
+
+/**
+ * The data rows of a UTF-8 CSV with a header row (CONTRACT §12), streaming, in bounded memory. A BOM,
+ * CRLF and quoted fields spanning lines are fine; header names are trimmed and lower-cased (a repeated
+ * name: the last one wins; cells beyond the header are ignored, missing ones absent). Whatever the
+ * bytes, this never fails past the header: a row that cannot be read comes out as an error with its
+ * line, and the rows after it are read. An unreadable header row throws a CsvFormatError.
+ */
+export async function* readCsvRows(input: CsvInput, options: ReadCsvOptions = {}): AsyncGenerator<CsvRow> {
+  let header: Array<string | null> | undefined;
+  for await (const record of readCsvRecords(input, options)) {
+    if (header === undefined) {
+      if (record.error !== undefined) throw new CsvFormatError(record.line, `The header row cannot be read: ${record.error}`);
+      const names = normalizeHeader(record.cells);
+      options.onHeader?.(names);
+      const keep = options.columns ? new Set(options.columns) : undefined;
+      header = names.map((name) => (keep && !keep.has(name) ? null : name));
+      continue;
+    }
+    if (record.error !== undefined) {
+      yield { line: record.line, error: record.error };
+      continue;
+    }
+    const fields: Record<string, string> = {};
+    const width = Math.min(header.length, record.cells.length);
+    for (let i = 0; i < width; i++) {
+      const name = header[i];
+      if (name !== null && name !== undefined) fields[name] = record.cells[i] as string;
+    }
+    yield { line: record.line, fields };
+  }
+  if (header === undefined) options.onHeader?.([]);
+}
+
+/** What an upload's reader learns before queueing it: the header's names and how many rows follow. */
+export type CsvSummary = { header: string[]; rows: number };
+
+/**
+ * The header and the number of data rows of a file (rows that cannot be read count: the import reports
+ * each), with the very reader the import uses, so the two always agree. An unreadable header row throws
+ * a CsvFormatError; a file without a record has the header `[]`.
+ */
+export async function summarizeCsv(input: CsvInput, options: { maxRecordChars?: number } = {}): Promise<CsvSummary> {
+  let header: string[] | undefined;
+  let rows = 0;
+  for await (const record of readCsvRecords(input, options)) {
+    if (header !== undefined) rows++;
+    else if (record.error !== undefined) throw new CsvFormatError(record.line, `The header row cannot be read: ${record.error}`);
+    else header = normalizeHeader(record.cells);
+  }
+  return { header: header ?? [], rows };
+}
