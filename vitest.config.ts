@@ -3,7 +3,8 @@ import { connect } from "node:net";
 import { defineConfig } from "vitest/config";
 
 /**
- * Three projects: `unit` (pure tests), `pglite` and `postgres` (every `*.db.test.ts`, once per driver).
+ * Projects: `unit` (pure tests), `types`, `pglite` and `postgres` (every `*.db.test.ts`, once per driver;
+ * `*.pg.test.ts` on Postgres only).
  * Postgres is TEST_DATABASE_URL, or the machine's local server when that is unset; `TEST_DATABASE_URL=off`
  * runs PGlite only. An explicitly set URL that cannot be reached fails the run.
  */
@@ -30,13 +31,15 @@ export default defineConfig(async () => {
   }
   const runId = randomBytes(4).toString("hex");
   const dbTests = ["**/*.db.test.ts"];
+  /** Postgres-only suites (a server that goes away and comes back): PGlite is in-process and cannot. */
+  const pgTests = ["**/*.pg.test.ts"];
   const exclude = ["**/node_modules/**", "**/dist/**"];
   return {
     test: {
       testTimeout: 30_000,
       hookTimeout: 60_000,
       projects: [
-        { extends: true, test: { name: "unit", include: ["**/*.test.ts"], exclude: [...exclude, ...dbTests] } },
+        { extends: true, test: { name: "unit", include: ["**/*.test.ts"], exclude: [...exclude, ...dbTests, ...pgTests] } },
         // Compile-time tests (`*.test-d.ts`): tsc checks them, a failing `expectTypeOf` or an unused `@ts-expect-error` fails the run.
         {
           extends: true,
@@ -53,7 +56,7 @@ export default defineConfig(async () => {
                 extends: true,
                 test: {
                   name: "postgres",
-                  include: dbTests,
+                  include: [...dbTests, ...pgTests],
                   exclude,
                   env: { TEST_DB_DRIVER: "postgres", TEST_DATABASE_URL: postgresUrl, TEST_RUN_ID: runId },
                   globalSetup: ["./tooling/vitest/postgres-setup.ts"],

@@ -2,7 +2,7 @@ import { Agent, request } from "node:http";
 import pino from "pino";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTcpProxy, freePort, openServerStorage, testDriver, type TcpProxy } from "@shortener/db/testing";
+import { createTcpProxy, freePort, openServerStorage, type TcpProxy } from "@shortener/db/testing";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
 
@@ -19,7 +19,7 @@ const ADMIN_KEY = `shk_${"F".repeat(40)}`;
 
 type Sample = { kind: "visit" | "unknown" | "rest" | "trpc"; status: number; startedUp: boolean; endedUp: boolean; at: number; body: string; retryAfter: string | undefined };
 
-describe.skipIf(testDriver() !== "postgres")("the database goes away under traffic and comes back (Postgres only: PGlite is in-process)", () => {
+describe("the database goes away under traffic and comes back (Postgres only: PGlite is in-process)", () => {
   let storage: Awaited<ReturnType<typeof openServerStorage>>;
   let proxy: TcpProxy;
   let server: RunningServer;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { links, openDb, type Database } from "@shortener/db";
-import { createTcpProxy, testDriver, type TcpProxy } from "@shortener/db/testing";
+import { createTcpProxy, type TcpProxy } from "@shortener/db/testing";
 import { createDomain } from "@shortener/core";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
 import { createApi, DEFAULT_API_CONFIG } from "../src/index.ts";
@@ -14,7 +14,7 @@ import { UNLIMITED } from "./helpers.ts";
  * is back, everything answers again. The database goes away through a TCP proxy the test stops.
  * Postgres only: PGlite runs inside the process and cannot become unreachable.
  */
-describe.skipIf(testDriver() !== "postgres")("the API while the database is unreachable (Postgres only: PGlite is in-process)", () => {
+describe("the API while the database is unreachable (Postgres only: PGlite is in-process)", () => {
   let direct: Database & { url?: string };
   let viaProxy: Database;
   let proxy: TcpProxy;

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clicks, links, openDb, type Database } from "@shortener/db";
-import { createTcpProxy, testDriver, type TcpProxy } from "@shortener/db/testing";
+import { createTcpProxy, type TcpProxy } from "@shortener/db/testing";
 import { openTestDb } from "@shortener/core/testing";
 import { createSite, startVisitor, type Site, type Visitor } from "./helpers.ts";
 
@@ -12,7 +12,7 @@ import { createSite, startVisitor, type Site, type Visitor } from "./helpers.ts"
  * past the buffer's bound, the oldest are dropped and counted. The database goes away through a TCP
  * proxy the test stops. Postgres only: PGlite runs inside the process and cannot become unreachable.
  */
-describe.skipIf(testDriver() !== "postgres")("the visitor side while the database is unreachable (Postgres only: PGlite is in-process)", () => {
+describe("the visitor side while the database is unreachable (Postgres only: PGlite is in-process)", () => {
   let direct: Database & { url?: string };
   let viaProxy: Database;
   let proxy: TcpProxy;
