@@ -91,6 +91,7 @@ export const Env = z.object({
   DOMAIN_VERIFICATION: z.enum(["dns", "off"], { error: "must be dns or off" }).default("dns"),
   DNS_SERVERS: dnsServers.optional(),
   RESERVED_HOSTS: reservedHosts.default([]),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { error: "must be 0 or 1" }).default("0").transform((value) => value === "1"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"], { error: "must be one of fatal, error, warn, info, debug, trace, silent" }).default("info"),
 });
 export type Env = z.output<typeof Env>;

@@ -1,10 +1,10 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
-import { createApi, DEFAULT_API_CONFIG, isApiPath } from "@shortener/api";
+import { createApi, createEventData, DEFAULT_API_CONFIG, isApiPath } from "@shortener/api";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
 import { migrate, openDb, type Database } from "@shortener/db";
-import { createImporter, type Importer } from "@shortener/importer";
+import { createImporter, createWebhookWorker, type Importer, type WebhookWorker } from "@shortener/importer";
 import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } from "@shortener/redirect";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
@@ -29,6 +29,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
   let database: Database | undefined;
   let clicksDatabase: Database | undefined;
   let importer: Importer | undefined;
+  let webhooks: WebhookWorker | undefined;
   try {
     database = env.DATABASE_URL
       ? await openDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
@@ -41,7 +42,9 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
     const runs = new Set(env.SERVICES);
 
     // The import queue: the API sends jobs to it; with "importer" in SERVICES this process also runs them.
-    const queue = createImporter({ database, now, log: logger, config: { batchSize: env.IMPORT_BATCH_SIZE } });
+    // A finished job is announced to webhooks with the API's JSON of it.
+    const events = createEventData({ shortUrlScheme: env.SHORT_URL_SCHEME });
+    const queue = createImporter({ database, now, log: logger, config: { batchSize: env.IMPORT_BATCH_SIZE }, events });
     importer = queue;
     const api = await createApi({
       database,
@@ -60,13 +63,19 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         domainVerification: env.DOMAIN_VERIFICATION,
         dnsServers: env.DNS_SERVERS ?? [],
         reservedHosts: env.RESERVED_HOSTS,
+        webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
       },
       enqueueImport: (jobId) => queue.enqueue(jobId),
     });
     await api.ready();
     // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).
     clicksDatabase = env.DATABASE_URL && runs.has("redirect") ? await openDb({ url: env.DATABASE_URL, poolSize: 8, isAsyncCommit: true }) : undefined;
-    if (runs.has("importer")) await queue.start();
+    if (runs.has("importer")) {
+      await queue.start();
+      // Webhook deliveries are the worker role's too (docs/adr/0016-webhooks.md).
+      webhooks = createWebhookWorker({ database, now, log: logger, config: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE } });
+      await webhooks.start();
+    }
     const redirect = createRedirect({
       database,
       ...(clicksDatabase ? { clicksDatabase } : {}),
@@ -115,6 +124,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         clearTimeout(force);
         await redirect.close();
         await api.close();
+        await webhooks?.close();
         await queue.close();
         await clicksDatabase?.close();
         await db.close();
@@ -122,6 +132,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       },
     };
   } catch (error) {
+    await webhooks?.close().catch(() => {});
     await importer?.close().catch(() => {});
     await clicksDatabase?.close().catch(() => {});
     await database?.close().catch(() => {});

@@ -31,6 +31,9 @@ describe("settings (CONTRACT §13)", () => {
     const env = parseEnv({ PORT: "8080", REDIRECT_STATUS: "308", TRUST_PROXY: "10.0.0.1, 192.168.0.0/16", SHORT_URL_SCHEME: "http", HOST: "" });
     expect(env).toMatchObject({ PORT: 8080, REDIRECT_STATUS: 308, TRUST_PROXY: ["10.0.0.1", "192.168.0.0/16"], SHORT_URL_SCHEME: "http", HOST: "127.0.0.1" });
     expect(parseEnv({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+    expect(parseEnv({}).WEBHOOK_ALLOW_PRIVATE).toBe(false);
+    expect(parseEnv({ WEBHOOK_ALLOW_PRIVATE: "1" }).WEBHOOK_ALLOW_PRIVATE).toBe(true);
+    expect(parseEnv({ WEBHOOK_ALLOW_PRIVATE: "0" }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
   });
 
   it.each([
@@ -60,6 +63,7 @@ describe("settings (CONTRACT §13)", () => {
     ["RESERVED_HOSTS", "ok.example, bad host"],
     ["RESERVED_HOSTS", "*.*.example"],
     ["RESERVED_HOSTS", "http://x.example/path"],
+    ["WEBHOOK_ALLOW_PRIVATE", "yes"],
   ])("%s=%s stops the start with one line naming it", (name, value) => {
     let message = "";
     try {

@@ -14,6 +14,7 @@ import { publicStatsRoutes } from "./routes/public-stats.ts";
 import { importRoutes } from "./routes/imports.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { statsRoutes } from "./routes/stats.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import { createSerializers } from "./serialize/resources.ts";
 import { registerTrpc } from "./trpc/plugin.ts";
 import { appRouter } from "./trpc/router.ts";
@@ -94,6 +95,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       resourceRoutes(api, deps, serializers, domainVerbs);
       openApiRoutes(api);
       statsRoutes(api, deps);
+      webhookRoutes(api, deps);
       await api.register(async (imports) => importRoutes(imports, deps));
     },
     { prefix: "/api/v1" },

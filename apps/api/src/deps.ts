@@ -31,6 +31,8 @@ export type ApiConfig = {
   dnsTimeoutMs: number;
   /** Host names no non-admin may claim; `*.name` for every subdomain of name. */
   reservedHosts: string[];
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may target private, loopback and link-local addresses (CONTRACT §18). */
+  webhookAllowPrivate: boolean;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -50,6 +52,7 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   dnsServers: [],
   dnsTimeoutMs: 5_000,
   reservedHosts: [],
+  webhookAllowPrivate: false,
 };
 
 export type ApiDeps = {

@@ -1,5 +1,5 @@
 import type PgBoss from "pg-boss";
-import { DEFAULT_BATCH_SIZE, failImport, failStaleUploads, findImportsToResume } from "@shortener/core";
+import { DEFAULT_BATCH_SIZE, failImport, failStaleUploads, findImportsToResume, type EventData } from "@shortener/core";
 import { isConnectionError, type Database } from "@shortener/db";
 import { tryLockJob } from "./locks.ts";
 import { ImportInterruptedError, processStoredJob } from "./process-job.ts";
@@ -52,6 +52,8 @@ export type ImporterDeps = {
   now: () => Date;
   log: ImporterLog;
   config?: Partial<ImporterConfig>;
+  /** Renders `import.completed` webhook events (the API's JSON of a job); without it none are recorded. */
+  events?: EventData;
 };
 
 export type Importer = {
@@ -73,7 +75,7 @@ export function createImporter(deps: ImporterDeps): Importer {
   const config = { ...DEFAULT_IMPORTER_CONFIG, ...deps.config };
   const { database, log } = deps;
   const batchSize = config.batchSize ?? (database.driver === "pglite" ? PGLITE_BATCH_SIZE : DEFAULT_BATCH_SIZE);
-  const ctx = { db: database.db, now: deps.now };
+  const ctx = { db: database.db, now: deps.now, ...(deps.events ? { events: deps.events } : {}) };
   let boss: Promise<PgBoss> | undefined;
   let isWorking = false;
   let isClosing = false;

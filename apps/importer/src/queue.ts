@@ -57,25 +57,33 @@ function toRows(result: unknown): BossRows {
 
 export type JobMessage = { jobId: number };
 
-/** A started pg-boss on `database`, with the import queue created. */
-export async function startBoss(database: Database, onError: (error: unknown) => void): Promise<PgBoss> {
+/** A queue this process uses, created if it does not exist yet. */
+export type QueueSpec = { name: string; options: Omit<PgBoss.Queue, "name"> };
+
+const IMPORT_QUEUE_SPEC: QueueSpec = {
+  name: IMPORT_QUEUE,
+  options: {
+    // A worker that dies mid-job is noticed by the others' sweep (its lock is gone) long before
+    // this; the expiry only bounds how long pg-boss itself counts the message as active.
+    expireInSeconds: 23 * 3600,
+    retryLimit: 20,
+    retryDelay: 15,
+    retryBackoff: true,
+  },
+};
+
+/** A started pg-boss on `database`, with `queues` created (by default the import queue). */
+export async function startBoss(database: Database, onError: (error: unknown) => void, queues: QueueSpec[] = [IMPORT_QUEUE_SPEC]): Promise<PgBoss> {
   const boss = new PgBoss({ db: createBossDb(database), schema: BOSS_SCHEMA, schedule: false, supervise: true, migrate: true });
   boss.on("error", onError);
   await boss.start();
-  if (!(await boss.getQueue(IMPORT_QUEUE))) {
+  for (const queue of queues) {
+    if (await boss.getQueue(queue.name)) continue;
     try {
-      await boss.createQueue(IMPORT_QUEUE, {
-        name: IMPORT_QUEUE,
-        // A worker that dies mid-job is noticed by the others' sweep (its lock is gone) long before
-        // this; the expiry only bounds how long pg-boss itself counts the message as active.
-        expireInSeconds: 23 * 3600,
-        retryLimit: 20,
-        retryDelay: 15,
-        retryBackoff: true,
-      });
+      await boss.createQueue(queue.name, { name: queue.name, ...queue.options });
     } catch (error) {
       // Another process created it at the same moment.
-      if (!(await boss.getQueue(IMPORT_QUEUE))) throw error;
+      if (!(await boss.getQueue(queue.name))) throw error;
     }
   }
   return boss;

@@ -59,3 +59,21 @@ export type ClientError = TRPCClientError<AppRouter>;
 export function isClientError(error: unknown): error is ClientError {
   return error instanceof TRPCClientError;
 }
+
+import type { WebhookEventType } from "./webhooks.ts";
+export { verifyWebhook, WEBHOOK_EVENTS, DEFAULT_TOLERANCE_SECONDS, type WebhookEventType } from "./webhooks.ts";
+
+/**
+ * What a webhook delivery's body holds (CONTRACT §18): `id` is the delivery's id (the
+ * `Shortener-Delivery` header; dedupe on it), `data` the link as `links.get` answers it, the import job
+ * as `imports.get` does, or for `link.clicked` the clicks of one link added up over one write.
+ */
+export type WebhookPayload =
+  | WebhookDelivery<"link.created", RouterOutputs["links"]["get"]>
+  | WebhookDelivery<"link.updated", RouterOutputs["links"]["get"]>
+  | WebhookDelivery<"link.deleted", RouterOutputs["links"]["get"]>
+  | WebhookDelivery<"link.clicked", { link_id: number; clicks: number; from: string; to: string }>
+  | WebhookDelivery<"import.completed", RouterOutputs["imports"]["get"]>;
+
+/** One delivery's body: its id, event type, when the event happened, and the event's data. */
+export type WebhookDelivery<T extends WebhookEventType, D> = { id: number; type: T; created_at: string; data: D };

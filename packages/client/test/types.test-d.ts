@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from "vitest";
-import { createClient, type ClientError, type RouterInputs, type RouterOutputs } from "../src/index.ts";
+import { createClient, verifyWebhook, type ClientError, type RouterInputs, type RouterOutputs, type WebhookPayload } from "../src/index.ts";
 
 /**
  * Compile-time tests of the client's types. `tsc` checks this file (`pnpm typecheck`), and so does
@@ -78,5 +78,20 @@ describe("@shortener/client types", () => {
       void client.account.get.query({ id: 1 });
     };
     expectTypeOf(never).toBeFunction();
+  });
+
+  it("types webhooks: the secret only on create, the events, and each delivery's data by its type", () => {
+    expectTypeOf<RouterOutputs["webhooks"]["create"]["secret"]>().toEqualTypeOf<string>();
+    expectTypeOf<RouterOutputs["webhooks"]["get"]>().not.toHaveProperty("secret");
+    expectTypeOf<RouterOutputs["webhooks"]["get"]["events"]>().toEqualTypeOf<Array<"link.created" | "link.updated" | "link.deleted" | "link.clicked" | "import.completed">>();
+    expectTypeOf<RouterOutputs["webhooks"]["deliveries"]["data"][number]["next_try_at"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterOutputs["webhooks"]["deliveries"]["data"][number]["status"]>().toEqualTypeOf<"succeeded" | "failed">();
+    // @ts-expect-error an unknown event does not compile
+    void client.webhooks.create.mutate({ url: "https://hooks.example/", events: ["link.exploded"] });
+    expectTypeOf(verifyWebhook).returns.toEqualTypeOf<boolean>();
+    const payload = {} as WebhookPayload;
+    if (payload.type === "link.clicked") expectTypeOf(payload.data).toEqualTypeOf<{ link_id: number; clicks: number; from: string; to: string }>();
+    if (payload.type === "link.deleted") expectTypeOf(payload.data).toEqualTypeOf<RouterOutputs["links"]["get"]>();
+    if (payload.type === "import.completed") expectTypeOf(payload.data.status).toEqualTypeOf<"queued" | "running" | "completed" | "failed">();
   });
 });

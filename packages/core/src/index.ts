@@ -72,3 +72,18 @@ export {
 } from "./imports/run-import.ts";
 export { createAttemptLimiter, type AttemptLimiter } from "./shared/attempt-limiter.ts";
 export { hasPassCookie, passCookieHeader, readCookie, signPass } from "./shared/pass-cookie.ts";
+export { type EventData } from "./context.ts";
+export { CreateWebhookInput, UpdateWebhookInput, ListWebhooksInput, ListWebhookDeliveriesInput, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhooks/schemas.ts";
+export { type Webhook, MAX_WEBHOOKS_PER_USER } from "./webhooks/webhook.ts";
+export { createWebhook, WEBHOOK_SECRET_PREFIX, type WebhookTargetOptions } from "./webhooks/create-webhook.ts";
+export { updateWebhook } from "./webhooks/update-webhook.ts";
+export { deleteWebhook } from "./webhooks/delete-webhook.ts";
+export { getWebhook } from "./webhooks/get-webhook.ts";
+export { listWebhooks } from "./webhooks/list-webhooks.ts";
+export { listWebhookDeliveries, type WebhookAttempt } from "./webhooks/list-webhook-deliveries.ts";
+export { addressKindPhrase, refusedAddressKind, refusedTargetReason, isLocalhostName } from "./webhooks/addresses.ts";
+export { hasSubscribers, recordEvent } from "./webhooks/record-event.ts";
+export { drainWebhookEvents } from "./webhooks/drain-events.ts";
+export { findPendingDeliveries, findDueWebhooks, pruneWebhookDeliveries, type PendingDelivery, type WebhookQueue } from "./webhooks/pending-deliveries.ts";
+export { recordWebhookAttempt, type AttemptRecord } from "./webhooks/record-attempt.ts";
+export { DEFAULT_RETRY_POLICY, nextAttemptAt, type RetryPolicy } from "./webhooks/retry-policy.ts";

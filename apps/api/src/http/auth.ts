@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Authenticated, Ctx } from "@shortener/core";
+import type { Authenticated, Ctx, EventData } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { unauthenticated } from "../errors.ts";
+import { createEventData } from "../serialize/events.ts";
 import type { KeyCache } from "./key-cache.ts";
 import type { RateLimiter } from "./rate-limit.ts";
 
@@ -49,6 +50,11 @@ export function ctxOf(deps: ApiDeps, request: FastifyRequest): Ctx {
   return coreCtx(deps, auth);
 }
 
+const eventData = new WeakMap<ApiDeps, EventData>();
+
+/** The core context of a request: it acts as the key's user, and renders webhook events (docs/adr/0016-webhooks.md). */
 export function coreCtx(deps: ApiDeps, auth: Authenticated): Ctx {
-  return { db: deps.database.db, now: deps.now, actor: { userId: auth.userId, role: auth.role } };
+  let events = eventData.get(deps);
+  if (!events) eventData.set(deps, (events = createEventData(deps.config)));
+  return { db: deps.database.db, now: deps.now, actor: { userId: auth.userId, role: auth.role }, events };
 }

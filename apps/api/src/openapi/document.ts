@@ -3,6 +3,7 @@ import * as core from "@shortener/core";
 import {
   ApiKeyJson,
   createdEnvelope,
+  CreatedWebhookJson,
   CreatedUserJson,
   deletedEnvelope,
   DomainJson,
@@ -14,6 +15,8 @@ import {
   SpaceJson,
   UserJson,
   ValidationErrorJson,
+  WebhookAttemptJson,
+  WebhookJson,
 } from "./schemas.ts";
 
 /** A JSON Schema or OpenAPI object: plain JSON. */
@@ -150,6 +153,51 @@ function buildDocument(): Json {
     },
   };
 
+  inputs.add(core.CreateWebhookInput, { id: "CreateWebhookInput" });
+  inputs.add(core.UpdateWebhookInput, { id: "UpdateWebhookInput" });
+  outputs.add(WebhookJson, { id: "Webhook" });
+  outputs.add(oneEnvelope(WebhookJson), { id: "WebhookResponse" });
+  outputs.add(createdEnvelope(CreatedWebhookJson), { id: "WebhookCreated" });
+  outputs.add(listEnvelope(WebhookJson), { id: "WebhookList" });
+  outputs.add(deletedEnvelope("webhook"), { id: "WebhookDeleted" });
+  outputs.add(WebhookAttemptJson, { id: "WebhookAttempt" });
+  outputs.add(listEnvelope(WebhookAttemptJson), { id: "WebhookAttemptList" });
+  const hooks = ["Webhooks"];
+  paths["/webhooks"] = {
+    get: { operationId: "listWebhooks", tags: hooks, summary: "List your webhooks", parameters: queryParameters(core.ListWebhooksInput), responses: { "200": ok("A page", "WebhookList"), ...errors("ValidationFailed") } },
+    post: {
+      operationId: "createWebhook",
+      tags: hooks,
+      summary: "Create a webhook; its signing secret is in this response only",
+      requestBody: body("CreateWebhookInput", true),
+      responses: { "201": ok("Created, with its secret", "WebhookCreated"), ...errors("ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    },
+  };
+  const updateWebhook = (verb: string) => ({
+    operationId: `${verb}Webhook`,
+    tags: hooks,
+    summary: "Change a webhook: only the fields sent change",
+    requestBody: body("UpdateWebhookInput", false),
+    responses: { "200": ok("Changed", "WebhookResponse"), ...errors("NotFound", "ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+  });
+  paths["/webhooks/{id}"] = {
+    parameters: [ID_PARAMETER],
+    get: { operationId: "getWebhook", tags: hooks, summary: "One webhook", responses: { "200": ok("The webhook", "WebhookResponse"), ...errors("NotFound") } },
+    put: updateWebhook("update"),
+    patch: updateWebhook("patch"),
+    delete: { operationId: "deleteWebhook", tags: hooks, summary: "Delete a webhook with its deliveries", responses: { "200": ok("Deleted", "WebhookDeleted"), ...errors("NotFound") } },
+  };
+  paths["/webhooks/{id}/deliveries"] = {
+    parameters: [ID_PARAMETER],
+    get: {
+      operationId: "listWebhookDeliveries",
+      tags: hooks,
+      summary: "Every attempt of the webhook's deliveries, newest first",
+      parameters: queryParameters(core.ListWebhookDeliveriesInput),
+      responses: { "200": ok("A page of attempts", "WebhookAttemptList"), ...errors("NotFound", "ValidationFailed") },
+    },
+  };
+
   inputs.add(core.CreateUserInput, { id: "CreateUserInput" });
   outputs.add(UserJson, { id: "User" });
   outputs.add(oneEnvelope(UserJson), { id: "UserResponse" });
@@ -202,7 +250,7 @@ function buildDocument(): Json {
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearer: [] }],
-    tags: [...RESOURCES.map((r) => ({ name: r.tag })), { name: "Account" }, { name: "Users (admin)" }, { name: "Meta" }],
+    tags: [...RESOURCES.map((r) => ({ name: r.tag })), { name: "Webhooks" }, { name: "Account" }, { name: "Users (admin)" }, { name: "Meta" }],
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (shk_…), in the Authorization header only" } },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PIXEL_TYPES } from "@shortener/core";
+import { PIXEL_TYPES, WEBHOOK_EVENT_TYPES } from "@shortener/core";
 
 /*
  * The JSON the REST API answers (CONTRACT §2, §3), as zod schemas: the OpenAPI document is generated
@@ -68,6 +68,34 @@ export const LinkJson = z.strictObject({
   updated_at: Timestamp,
 });
 
+const WebhookEvent = z.enum(WEBHOOK_EVENT_TYPES);
+
+export const WebhookJson = z.strictObject({
+  id: Id,
+  url: z.string().describe("where deliveries are POSTed"),
+  events: z.array(WebhookEvent).min(1),
+  disabled: z.literal([0, 1]).describe("1: nothing is sent; set by the service after 3 days of failures"),
+  failing_since: Timestamp.nullable().describe("when the current run of failed attempts began; null after a success"),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export const CreatedWebhookJson = WebhookJson.extend({ secret: z.string().describe("the signing secret (whsec_…), shown once") });
+
+export const WebhookAttemptJson = z.strictObject({
+  id: Id,
+  delivery_id: z.int().min(1).describe("the payload's id and the Shortener-Delivery header"),
+  event: WebhookEvent,
+  attempt: z.int().min(1).describe("1 for the delivery's first try"),
+  status: z.enum(["succeeded", "failed"]).describe("this attempt's outcome: a 2xx within 10 s succeeded"),
+  response_code: z.int().nullable().describe("null when no response came (refused target, timeout, connection error)"),
+  duration_ms: z.int().min(0),
+  error: z.string().nullable(),
+  response_body: z.string().nullable().describe("the first 1,024 characters of the response"),
+  next_try_at: Timestamp.nullable().describe("when the delivery is tried again; null once delivered or given up"),
+  delivery_status: z.enum(["pending", "delivered", "failed"]),
+  created_at: Timestamp,
+});
+
 export const UserJson = z.strictObject({ id: Id, name: z.string(), email: z.string(), role: z.enum(["admin", "user"]), created_at: Timestamp });
 export const CreatedUserJson = UserJson.extend({ api_key: z.string().describe("shown once") });
 export const ApiKeyJson = z.strictObject({ api_key: z.string().describe("shown once; the key of the request is revoked") });
@@ -93,7 +121,7 @@ export const listEnvelope = <T extends z.ZodType>(item: T) =>
     status: z.literal(200),
   });
 
-export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user") =>
+export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user" | "webhook") =>
   z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true), status: z.literal(200) });
 
 export const ErrorJson = z.strictObject({

@@ -1,12 +1,12 @@
 import { initTRPC } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
-import type { Ctx } from "@shortener/core";
+import type { Ctx, WebhookTargetOptions } from "@shortener/core";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
-/** What every procedure gets: a core context acting as the key's user, the key, the serialisers, and the configured domain verbs. */
-export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs };
+/** What every procedure gets: a core context acting as the key's user, the key, the serialisers, the configured domain verbs and webhook target rules. */
+export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; webhookOptions: WebhookTargetOptions };
 
 /** No data transformer: plain JSON, timestamps as strings (CONTRACT §11). No stacks, ever. */
 const t = initTRPC.context<TrpcContext>().create({ isDev: false, errorFormatter: formatTrpcError });

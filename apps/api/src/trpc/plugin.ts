@@ -22,7 +22,7 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
   const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcContext> => {
     try {
       const auth = await guard(req, res, Math.max(1, info.calls.length));
-      return { core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains };
+      return { core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains, webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate } };
     } catch (error) {
       throw toTrpcError(error);
     }

@@ -3,6 +3,7 @@ import { router } from "./init.ts";
 import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resources.ts";
 import { importsRouter } from "./imports.ts";
 import { statsRouter } from "./stats.ts";
+import { webhooksRouter } from "./webhooks.ts";
 
 /** The tRPC API at `/trpc` (CONTRACT §11). */
 export const appRouter = router({
@@ -14,6 +15,7 @@ export const appRouter = router({
   users: usersRouter,
   stats: statsRouter,
   imports: importsRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

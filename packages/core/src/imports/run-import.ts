@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import { importJobs, importSourceParts, isForeignKeyViolation, pgArray, queryRows, type Db } from "@shortener/db";
 import { withTransaction, type SystemCtx } from "../context.ts";
+import { recordImportEvent } from "../webhooks/record-event.ts";
 import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
 import { loadImportScope, type ImportScope } from "./import-scope.ts";
@@ -78,6 +79,7 @@ export async function completeImport(ctx: SystemCtx, jobId: number): Promise<voi
       .set({ status: "completed", finishedAt: ctx.now(), hasSource: false, totalRows: sql`${importJobs.processedRows}` })
       .where(eq(importJobs.id, jobId));
     await dropSource(tx.db, jobId);
+    await recordImportEvent(tx, jobId);
   });
 }
 
@@ -89,6 +91,7 @@ export async function failImport(ctx: SystemCtx, jobId: number, reason: string):
       .set({ status: "failed", finishedAt: ctx.now(), hasSource: false, failureMessage: reason })
       .where(eq(importJobs.id, jobId));
     await dropSource(tx.db, jobId);
+    await recordImportEvent(tx, jobId);
   });
 }
 
@@ -121,7 +124,10 @@ export async function failStaleUploads(ctx: SystemCtx, startedBefore: Date): Pro
       .set({ status: "failed", hasSource: false, finishedAt: ctx.now(), failureMessage: "The upload was interrupted before the whole file was received." })
       .where(and(eq(importJobs.status, "queued"), eq(importJobs.checkpointLine, 0), lt(importJobs.createdAt, startedBefore)))
       .returning({ id: importJobs.id });
-    for (const { id } of rows) await dropSource(tx.db, id);
+    for (const { id } of rows) {
+      await dropSource(tx.db, id);
+      await recordImportEvent(tx, id);
+    }
     return rows.length;
   });
 }

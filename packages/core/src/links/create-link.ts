@@ -7,6 +7,7 @@ import { hashPassword } from "../secrets/hash.ts";
 import { parseFields, throwIfErrors } from "../validation/fields.ts";
 import { RANDOM_ALIAS_ATTEMPTS, randomAlias } from "./alias.ts";
 import { draftNewLink } from "./draft-link.ts";
+import { hasSubscribers, recordLinkEvent } from "../webhooks/record-event.ts";
 import type { Link } from "./load-links.ts";
 import { linkStatus } from "../expiration/link-status.ts";
 import { CreateLinkShape, type CreateLinkInput } from "./schemas.ts";
@@ -55,18 +56,22 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   const { values: v, errors } = parseFields(CreateLinkShape, input);
   const now = ctx.now();
   const draft = draftNewLink(v, now, errors);
-  const refs = await checkReferences(
-    ctx.db,
-    ctx.actor.userId,
-    {
-      domainId: v.domain_id,
-      spaceId: v.space_id,
-      pixelIds: v.pixel_ids,
-      alias: v.alias && v.domain_id ? { domainId: v.domain_id, alias: v.alias } : undefined,
-      urls: destinations(v),
-    },
-    errors,
-  );
+  // Whether a webhook wants this create (asked alongside the checks): then the link and its event commit together.
+  const [refs, isAnnounced] = await Promise.all([
+    checkReferences(
+      ctx.db,
+      ctx.actor.userId,
+      {
+        domainId: v.domain_id,
+        spaceId: v.space_id,
+        pixelIds: v.pixel_ids,
+        alias: v.alias && v.domain_id ? { domainId: v.domain_id, alias: v.alias } : undefined,
+        urls: destinations(v),
+      },
+      errors,
+    ),
+    ctx.events ? hasSubscribers(ctx.db, ctx.actor.userId, "link.created") : false,
+  ]);
   throwIfErrors(errors);
 
   const [passwordHash, privacyPasswordHash] = await Promise.all([
@@ -101,17 +106,24 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     emitLocalChange({ kind: "link", id: linkId, domainId, alias: inserted.alias });
     return inserted;
   };
-  const inserted = pixelIds.length ? await withTransaction(ctx, (tx) => write(tx.db)) : await write(ctx.db);
-  const { passwordHash: storedPassword, privacyPasswordHash: storedPrivacy, importKey: _importKey, domainId: _domainId, spaceId: _spaceId, ...rest } = inserted;
-  if (!refs.domain) throw new Error("domain vanished");
-  return {
-    ...rest,
-    clicks: Number(rest.clicks),
-    hasPassword: storedPassword !== null,
-    hasPrivacyPassword: storedPrivacy !== null,
-    status: linkStatus(inserted, now),
-    space: refs.space ?? null,
-    domain: refs.domain,
-    pixels: refs.pixels,
+  const toLink = (inserted: typeof links.$inferSelect): Link => {
+    const { passwordHash: storedPassword, privacyPasswordHash: storedPrivacy, importKey: _importKey, domainId: _domainId, spaceId: _spaceId, ...rest } = inserted;
+    if (!refs.domain) throw new Error("domain vanished");
+    return {
+      ...rest,
+      clicks: Number(rest.clicks),
+      hasPassword: storedPassword !== null,
+      hasPrivacyPassword: storedPrivacy !== null,
+      status: linkStatus(inserted, now),
+      space: refs.space ?? null,
+      domain: refs.domain,
+      pixels: refs.pixels,
+    };
   };
+  if (!v.pixel_ids?.length && !isAnnounced) return toLink(await write(ctx.db));
+  return withTransaction(ctx, async (tx) => {
+    const link = toLink(await write(tx.db));
+    if (isAnnounced) await recordLinkEvent(tx, "link.created", link);
+    return link;
+  });
 }

@@ -5,6 +5,7 @@ import { NotFoundError, ValidationError } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import { parseFields, throwIfErrors } from "../validation/fields.ts";
+import { recordLinkEvent } from "../webhooks/record-event.ts";
 import { findOwnedLink, type Link } from "./load-links.ts";
 import { UpdateLinkShape, type UpdateLinkInput } from "./schemas.ts";
 import { checkDraft, checkReferences, destinations, resolveEndsAt } from "./validate-link.ts";
@@ -88,6 +89,7 @@ export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; inp
       if (updated.alias !== existing.alias) await notifyChange(tx.db, { kind: "link", id, domainId: updated.domainId, alias: updated.alias });
       const link = await findOwnedLink(tx.db, now, tx.actor.userId, id);
       if (!link) throw new NotFoundError("Link");
+      await recordLinkEvent(tx, "link.updated", link);
       return link;
     });
   } catch (error) {

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import { pgArray, type Db, type RollupDimension } from "@shortener/db";
+import type { SystemCtx } from "../context.ts";
+import { subscribedSql } from "../webhooks/record-event.ts";
 
 /**
  * One visit sent on to a destination, or `count` identical ones: same link, same second, same traits
@@ -109,28 +111,46 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
  * until the batch is in, then takes its clicks with it), inserts the clicks and adds them to the daily
  * rollups, summed per batch in memory first (one upsert row per distinct link, day, dimension and
  * value — a few hundred for thousands of clicks), so the rollups count exactly the clicks inserted. The
- * second raises the links' counters (skipping clicks already counted). Rollup rows are upserted in key
+ * second raises the links' counters (skipping clicks already counted). The first also writes one
+ * `link.clicked` webhook event per link of the batch whose owner subscribes to it (CONTRACT §18: the
+ * clicks added up per link per flush, with the first and last click's time). Rollup rows are upserted in key
  * order, so concurrent batches lock them in the same order and cannot deadlock on them.
  */
 export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   if (!clicks.length) return;
-  const perLink = new Map<number, { n: number; rotation: number | null }>();
+  const perLink = new Map<number, { n: number; total: number; from: number; to: number; rotation: number | null }>();
   for (const c of clicks) {
-    const entry = perLink.get(c.linkId) ?? { n: 0, rotation: null };
-    if (!c.counted) entry.n += c.count ?? 1;
+    const at = c.at.getTime();
+    let entry = perLink.get(c.linkId);
+    if (!entry) perLink.set(c.linkId, (entry = { n: 0, total: 0, from: at, to: at, rotation: null }));
+    const n = c.count ?? 1;
+    if (!c.counted) entry.n += n;
+    entry.total += n;
+    if (at < entry.from) entry.from = at;
+    if (at > entry.to) entry.to = at;
     if (c.rotation !== null) entry.rotation = c.rotation;
-    perLink.set(c.linkId, entry);
   }
   const col = <K extends keyof Click>(key: K) => clicks.map((c) => c[key]);
   const ids = [...perLink.keys()];
-  const counts = ids.map((id) => perLink.get(id)?.n ?? 0);
-  const rotations = ids.map((id) => perLink.get(id)?.rotation ?? null);
+  const entries = [...perLink.values()];
+  const counts = entries.map((e) => e.n);
+  const rotations = entries.map((e) => e.rotation);
   const rollups = rollupBatch(clicks);
   const rcol = <K extends keyof (typeof rollups)[number]>(key: K) => rollups.map((r) => r[key]);
   await db.transaction(async (tx) => {
     await tx.execute(sql`
       with live as (
-        select id from links where id = any(${pgArray(ids)}::int[]) for key share
+        select id, user_id from links where id = any(${pgArray(ids)}::int[]) for key share
+      ), events as (
+        insert into webhook_events (user_id, type, data, created_at)
+        select live.user_id, 'link.clicked', json_build_object('link_id', e.id, 'clicks', e.n, 'from', e.first, 'to', e.last), now()
+        from unnest(
+          ${pgArray(ids)}::int[], ${pgArray(entries.map((e) => e.total))}::int[],
+          ${pgArray(entries.map((e) => new Date(e.from).toISOString()))}::text[], ${pgArray(entries.map((e) => new Date(e.to).toISOString()))}::text[]
+        ) as e(id, n, first, last)
+        join live on live.id = e.id
+        where ${subscribedSql(sql`live.user_id`, "link.clicked")}
+        order by e.id
       ), inserted as (
         insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer, count)
         select v.link_id, timestamptz 'epoch' + v.ms * interval '1 millisecond', v.country, v.platform, v.browser, v.device, v.language, v.referrer, v.n

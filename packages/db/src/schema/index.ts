@@ -7,6 +7,7 @@ import {
   date,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -315,4 +316,101 @@ export const linkCounts = pgTable(
     n: bigint({ mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.shard] })],
+);
+
+/** The events a webhook can subscribe to (CONTRACT §18). */
+export const WEBHOOK_EVENT_TYPES = ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed"] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * A user's webhook (CONTRACT §18). The signing secret is kept as is: the worker needs it to sign every
+ * delivery, so unlike API keys and passwords it cannot be a hash (docs/adr/0016-webhooks.md).
+ * `failing_since` is when the current run of failed attempts began (null after a success); a webhook
+ * failing for 3 days is disabled.
+ */
+export const webhooks = pgTable(
+  "webhooks",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    url: text().notNull(),
+    events: text().array().notNull().$type<WebhookEventType[]>(),
+    secret: text().notNull(),
+    disabled: boolean().notNull().default(false),
+    failingSince: timestamp({ withTimezone: true, mode: "date" }),
+    ...timestamps,
+  },
+  (t) => [index("webhooks_user_id_id_idx").on(t.userId, t.id)],
+);
+
+/**
+ * The outbox: an event is written here in the same transaction as the change it announces (only when
+ * one of the user's enabled webhooks subscribes to its type), and the worker moves it into deliveries,
+ * one per subscribed webhook. `data` is JSON text as rendered (key order kept). No foreign key: the
+ * row lives for a second or so, and the drain drops events whose user has no webhook left.
+ */
+export const webhookEvents = pgTable("webhook_events", {
+  id: bigserial({ mode: "number" }).primaryKey(),
+  userId: integer().notNull(),
+  type: text().notNull().$type<WebhookEventType>(),
+  data: json().notNull(),
+  createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+/**
+ * One event for one webhook. Per webhook, deliveries are sent in id order and a delivery waits until
+ * the one before it is `delivered` or `failed` (CONTRACT §18). `next_attempt_at`: when a pending
+ * delivery may be tried (again).
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    webhookId: integer()
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    eventId: bigint({ mode: "number" }).notNull(),
+    type: text().notNull().$type<WebhookEventType>(),
+    data: json().notNull(),
+    eventAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    status: text({ enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: timestamp({ withTimezone: true, mode: "date" }),
+    createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    finishedAt: timestamp({ withTimezone: true, mode: "date" }),
+  },
+  (t) => [
+    // The head of each webhook's queue: its oldest pending delivery.
+    index("webhook_deliveries_pending_idx").on(t.webhookId, t.id).where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_finished_at_idx").on(t.finishedAt).where(sql`${t.status} <> 'pending'`),
+  ],
+);
+
+/** Every try of a delivery, as `GET /webhooks/{id}/deliveries` lists them. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    deliveryId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    webhookId: integer()
+      .notNull()
+      .references(() => webhooks.id, { onDelete: "cascade" }),
+    /** 1 for the first try of the delivery. */
+    number: integer().notNull(),
+    isSuccess: boolean().notNull(),
+    /** The HTTP status, or null when no response came (refused target, timeout, connection error). */
+    responseCode: integer(),
+    durationMs: integer().notNull(),
+    error: text(),
+    /** The start of the response body (at most 1,024 characters). */
+    responseBody: text(),
+    /** When the delivery is tried next; null when it was delivered or has finally failed. */
+    nextAttemptAt: timestamp({ withTimezone: true, mode: "date" }),
+    createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("webhook_attempts_webhook_id_id_idx").on(t.webhookId, t.id), index("webhook_attempts_delivery_id_idx").on(t.deliveryId)],
 );

@@ -1,0 +1,36 @@
+import type { FastifyInstance, RouteHandlerMethod } from "fastify";
+import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, updateWebhook } from "@shortener/core";
+import type { ApiDeps } from "../deps.ts";
+import { ctxOf } from "../http/auth.ts";
+import { sendDeleted, sendList, sendOne } from "../http/envelope.ts";
+import { idParam, resource } from "../http/routes.ts";
+import { createdWebhookJson, webhookAttemptJson, webhookJson } from "../serialize/webhooks.ts";
+
+/**
+ * `/webhooks` (CONTRACT §18): the caller's webhooks, with the §2 envelopes, form or JSON bodies, and
+ * 422s with every failing field; the secret only in the 201. `/webhooks/{id}/deliveries`: every
+ * attempt, newest first. Someone else's webhook is a 404.
+ */
+export function webhookRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  const options = { allowPrivateTargets: deps.config.webhookAllowPrivate };
+  const body = (request: { body: unknown }) => (request.body ?? {}) as never;
+  resource(app, "/webhooks", {
+    GET: async (request, reply) => sendList(request, reply, await listWebhooks({ ctx: ctxOf(deps, request), input: request.query as never }), webhookJson),
+    POST: async (request, reply) => {
+      const { webhook, secret } = await createWebhook({ ctx: ctxOf(deps, request), input: body(request), options });
+      return sendOne(reply, createdWebhookJson(webhook, secret), 201);
+    },
+  });
+  const update: RouteHandlerMethod = async (request, reply) =>
+    sendOne(reply, webhookJson(await updateWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params), input: body(request), options })));
+  resource(app, "/webhooks/:id", {
+    GET: async (request, reply) => sendOne(reply, webhookJson(await getWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
+    PUT: update,
+    PATCH: update,
+    DELETE: async (request, reply) => sendDeleted(reply, (await deleteWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params) })).id, "webhook"),
+  });
+  resource(app, "/webhooks/:id/deliveries", {
+    GET: async (request, reply) =>
+      sendList(request, reply, await listWebhookDeliveries({ ctx: ctxOf(deps, request), id: idParam(request.params), input: request.query as never }), webhookAttemptJson),
+  });
+}
