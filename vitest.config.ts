@@ -10,6 +10,17 @@ import { defineConfig } from "vitest/config";
  */
 const LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres";
 
+/**
+ * Workspace packages export built JavaScript (`dist/`) by default and their TypeScript sources under the
+ * `@shortener/source` condition: tests resolve the sources, so they need no build. Processes a test
+ * spawns (`node --import tsx launcher/src/main.ts`) inherit the condition through NODE_OPTIONS.
+ */
+const SOURCE_CONDITION = "@shortener/source";
+const CONDITIONS = [SOURCE_CONDITION, "module", "node", "development|production"];
+if (!process.env.NODE_OPTIONS?.includes(`--conditions=${SOURCE_CONDITION}`)) {
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, `--conditions=${SOURCE_CONDITION}`].filter(Boolean).join(" ");
+}
+
 function reachable(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
@@ -35,6 +46,8 @@ export default defineConfig(async () => {
   const pgTests = ["**/*.pg.test.ts"];
   const exclude = ["**/node_modules/**", "**/dist/**"];
   return {
+    resolve: { conditions: CONDITIONS },
+    ssr: { resolve: { conditions: CONDITIONS, externalConditions: [SOURCE_CONDITION] } },
     test: {
       testTimeout: 30_000,
       hookTimeout: 60_000,

@@ -1,6 +1,7 @@
 import pino from "pino";
 import { parseEnv } from "./env.ts";
 import { startServer } from "./server.ts";
+import { startErrorLine } from "./start-errors.ts";
 import { welcome } from "./welcome.ts";
 
 let env;
@@ -11,19 +12,21 @@ try {
   process.exit(1);
 }
 
-const logger = pino({ level: env.LOG_LEVEL });
+const logger = pino({ level: env.LOG_LEVEL, timestamp: pino.stdTimeFunctions.isoTime });
+// The access log (CONTRACT §16): its own JSON lines on stdout, written asynchronously.
+const accessLog = env.ACCESS_LOG === "off" ? undefined : pino.destination({ dest: 1, sync: false });
 let running;
 try {
-  running = await startServer(env, logger);
+  running = await startServer(env, logger, { ...(accessLog ? { writeAccessLog: (line: string) => void accessLog.write(line) } : {}) });
 } catch (error) {
-  const e = error as NodeJS.ErrnoException;
-  if (e.code === "EADDRINUSE") console.error(`Port ${env.PORT} on ${env.HOST} is already in use: set PORT to another port.`);
-  else if (e.message?.startsWith("DATA_DIR")) console.error(e.message);
+  // A setting the operator can fix: one line naming it, no stack (CONTRACT §13, §16).
+  const line = startErrorLine(error, env);
+  if (line) console.error(line);
   else logger.fatal({ err: error }, "start failed");
   process.exit(1);
 }
 
-console.log(welcome(running.url, running.boot, running.database.driver));
+console.log(welcome(running.url, running.boot, running.database.driver, { services: env.SERVICES, metricsPort: env.METRICS_PORT, host: env.HOST }));
 
 let stopping = false;
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -34,7 +37,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     const server = running;
     server
       .close()
-      .then(() => process.exit(0))
+      .then(() => {
+        accessLog?.flushSync();
+        process.exit(0);
+      })
       .catch((error: unknown) => {
         logger.error({ err: error }, "shutdown failed");
         process.exit(1);

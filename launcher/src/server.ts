@@ -1,20 +1,37 @@
-import { createServer, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
-import { createApi, createEventData, DEFAULT_API_CONFIG, isApiPath } from "@shortener/api";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
-import { migrate, openDb, type Database } from "@shortener/db";
-import { createImporter, createWebhookWorker, type Importer, type WebhookWorker } from "@shortener/importer";
-import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } from "@shortener/redirect";
+import { migrate, openDb, sql, type Database } from "@shortener/db";
+import type { createApi } from "@shortener/api";
+import type { Importer } from "@shortener/importer";
+import type { RedirectApp } from "@shortener/redirect";
+import { createAccessLog } from "./access-log.ts";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
+import { createMetrics, serveMetrics, type Metrics } from "./metrics.ts";
+import { reasonOf, redactUrl, StartError } from "./start-errors.ts";
+
+type ApiApp = Awaited<ReturnType<typeof createApi>>;
 
 export type RunningServer = {
   server: Server;
   database: Database;
   url: string;
   boot: BootstrapResult;
+  /** The metrics server (METRICS_PORT), if any. */
+  metricsServer: Server | undefined;
   close(): Promise<void>;
+};
+
+export type StartOptions = {
+  now?: () => Date;
+  /**
+   * Where access-log lines go (main.ts: stdout). Omitted, there is no access log whatever ACCESS_LOG
+   * says: tests and benchmarks that start a server in process stay quiet.
+   */
+  writeAccessLog?: (line: string) => void;
 };
 
 /** The name visitors and the API use for this service's own address. */
@@ -23,86 +40,213 @@ export function localDomainName(host: string, port: number): string {
   return `${name}:${port}`;
 }
 
-/** Everything in one process on one port: API, tRPC, stats, health, and the visitor side. */
-export async function startServer(env: Env, logger: Logger, now: () => Date = () => new Date()): Promise<RunningServer> {
-  const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
-  let database: Database | undefined;
-  let clicksDatabase: Database | undefined;
-  let importer: Importer | undefined;
-  let webhooks: WebhookWorker | undefined;
+/** How long a start waits for DATABASE_URL or REDIS_URL to answer, and `/readyz` for the database. */
+const PROBE_TIMEOUT_MS = 10_000;
+const READY_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s from ${what}`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** `application_name` of a pool: which process and pool a Postgres session belongs to (metrics read it back). */
+function applicationName(pool: string): string {
+  return `shortener ${pool} ${hostname()}:${process.pid}`.slice(0, 63);
+}
+
+/** A start that cannot use DATABASE_URL stops with one line naming it (CONTRACT §16). */
+async function openPostgres(url: string, options: { poolSize: number; pool: string; isAsyncCommit?: boolean }): Promise<Database> {
+  const database = await openDb({ url, poolSize: options.poolSize, applicationName: applicationName(options.pool), ...(options.isAsyncCommit ? { isAsyncCommit: true } : {}) });
   try {
-    database = env.DATABASE_URL
-      ? await openDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
+    await withTimeout(database.db.execute(sql`select 1`), PROBE_TIMEOUT_MS, "the database");
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw new StartError(`DATABASE_URL cannot be reached (${redactUrl(url)}): ${reasonOf(error)}.`);
+  }
+  return database;
+}
+
+/** A start with a REDIS_URL that does not answer stops with one line naming it (CONTRACT §16). */
+async function probeRedis(url: string): Promise<void> {
+  const { Redis } = await import("ioredis");
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: PROBE_TIMEOUT_MS, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  // ioredis rejects with "Connection is closed."; the event says why.
+  let cause: unknown;
+  redis.on("error", (error: unknown) => (cause ??= error));
+  try {
+    await redis.connect();
+    await withTimeout(redis.ping(), PROBE_TIMEOUT_MS, "Redis");
+  } catch (error) {
+    throw new StartError(`REDIS_URL cannot be reached (${redactUrl(url)}): ${reasonOf(cause ?? error)}.`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** `/healthz` (alive) and `/readyz` (the database answers), the same on every role (CONTRACT §16). */
+function createHealth(database: Database) {
+  const send = (res: ServerResponse, status: number, body: string, isHead: boolean) => {
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(body) });
+    res.end(isHead ? undefined : body);
+  };
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const path = (req.url ?? "/").split("?", 1)[0];
+    const isHead = req.method === "HEAD";
+    if (req.method !== "GET" && !isHead) {
+      res.setHeader("allow", "GET, HEAD");
+      send(res, 405, '{"message":"Only GET and HEAD are supported here.","code":"method_not_allowed","status":405}', false);
+    } else if (path === "/healthz") {
+      send(res, 200, '{"status":"ok"}', isHead);
+    } else {
+      withTimeout(database.db.execute(sql`select 1`), READY_TIMEOUT_MS, "the database").then(
+        () => send(res, 200, '{"status":"ok"}', isHead),
+        () => send(res, 503, '{"status":"unavailable"}', isHead),
+      );
+    }
+  };
+}
+
+/**
+ * The service in one process on one port, running the roles of SERVICES: API, tRPC and stats
+ * (`api`), the visitor side (`redirect`), the import worker (`importer`). Every role answers
+ * `/healthz` and `/readyz`. A role that does not run is not even loaded: a visitor-side process
+ * carries no Fastify, tRPC or pg-boss.
+ */
+export async function startServer(env: Env, logger: Logger, options: StartOptions | (() => Date) = {}): Promise<RunningServer> {
+  const opts: StartOptions = typeof options === "function" ? { now: options } : options;
+  const now = opts.now ?? (() => new Date());
+  const runs = new Set(env.SERVICES);
+  const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
+  const closers: Array<() => Promise<void>> = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch((error: unknown) => logger.error({ err: error }, "close failed"));
+    closers.length = 0;
+  };
+  try {
+    if (env.REDIS_URL) await probeRedis(env.REDIS_URL);
+    const database = env.DATABASE_URL
+      ? await openPostgres(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE, pool: "main" })
       : await openDb({ dataDir: resolve(env.DATA_DIR) });
+    closers.push(() => database.close());
     await migrate(database);
     const sys = { db: database.db, now };
     const localDomain = localDomainName(env.HOST, env.PORT);
     const boot = await bootstrap(sys, { adminApiKey: env.ADMIN_API_KEY, localDomain });
     const secret = await resolveSecret(database.db, env.SECRET);
-    const runs = new Set(env.SERVICES);
+
+    const metrics: Metrics | undefined = env.METRICS_PORT ? createMetrics() : undefined;
+    metrics?.addPool({ name: "main", database, max: database.driver === "postgres" ? env.DATABASE_POOL_SIZE : 1 });
+    const accessLog = env.ACCESS_LOG === "off" || !opts.writeAccessLog ? undefined : createAccessLog(opts.writeAccessLog);
 
     // The import queue: the API sends jobs to it; with "importer" in SERVICES this process also runs them.
-    // A finished job is announced to webhooks with the API's JSON of it.
-    const events = createEventData({ shortUrlScheme: env.SHORT_URL_SCHEME });
-    const queue = createImporter({ database, now, log: logger, config: { batchSize: env.IMPORT_BATCH_SIZE }, events });
-    importer = queue;
-    const api = await createApi({
-      database,
-      now,
-      logger,
-      config: {
-        ...DEFAULT_API_CONFIG,
-        shortUrlScheme: env.SHORT_URL_SCHEME,
-        rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
-        redisUrl: env.REDIS_URL,
-        trustProxy: env.TRUST_PROXY ?? false,
-        secret,
-        statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
-        importMaxBytes: env.IMPORT_MAX_BYTES,
-        importMaxRows: env.IMPORT_MAX_ROWS,
-        domainVerification: env.DOMAIN_VERIFICATION,
-        dnsServers: env.DNS_SERVERS ?? [],
-        reservedHosts: env.RESERVED_HOSTS,
-        webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
-      },
-      enqueueImport: (jobId) => queue.enqueue(jobId),
-    });
-    await api.ready();
-    // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).
-    clicksDatabase = env.DATABASE_URL && runs.has("redirect") ? await openDb({ url: env.DATABASE_URL, poolSize: 8, isAsyncCommit: true }) : undefined;
+    // A finished job is announced to webhooks with the API's JSON of it (the serialisers only, not Fastify).
+    let queue: Importer | undefined;
+    if (runs.has("api") || runs.has("importer")) {
+      const { createImporter } = await import("@shortener/importer");
+      const { createEventData } = await import("@shortener/api/events");
+      queue = createImporter({
+        database,
+        now,
+        log: logger,
+        config: { batchSize: env.IMPORT_BATCH_SIZE },
+        events: createEventData({ shortUrlScheme: env.SHORT_URL_SCHEME }),
+        ...(metrics ? { onRows: metrics.importRows } : {}),
+      });
+      const started = queue;
+      closers.push(() => started.close());
+    }
+
+    let api: ApiApp | undefined;
+    let isApiPath: (url: string) => boolean = () => false;
+    if (runs.has("api")) {
+      const apiModule = await import("@shortener/api");
+      isApiPath = apiModule.isApiPath;
+      const enqueue = queue;
+      const onApi = [metrics?.apiRequest, accessLog?.api].filter((f) => f !== undefined);
+      api = await apiModule.createApi({
+        database,
+        now,
+        logger,
+        config: {
+          ...apiModule.DEFAULT_API_CONFIG,
+          shortUrlScheme: env.SHORT_URL_SCHEME,
+          rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+          redisUrl: env.REDIS_URL,
+          trustProxy: env.TRUST_PROXY ?? false,
+          secret,
+          statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
+          importMaxBytes: env.IMPORT_MAX_BYTES,
+          importMaxRows: env.IMPORT_MAX_ROWS,
+          domainVerification: env.DOMAIN_VERIFICATION,
+          dnsServers: env.DNS_SERVERS ?? [],
+          reservedHosts: env.RESERVED_HOSTS,
+          webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+        },
+        ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
+        ...(onApi.length ? { onRequestDone: onApi.length === 1 ? onApi[0] : (record) => onApi.forEach((f) => f(record)) } : {}),
+      });
+      const started = api;
+      closers.push(() => started.close());
+      await api.ready();
+    }
     if (runs.has("importer")) {
-      await queue.start();
+      await queue?.start();
       // Webhook deliveries are the worker role's too (docs/adr/0016-webhooks.md).
-      webhooks = createWebhookWorker({ database, now, log: logger, config: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE } });
+      const { createWebhookWorker } = await import("@shortener/importer");
+      const webhooks = createWebhookWorker({ database, now, log: logger, config: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE } });
+      closers.push(() => webhooks.close());
       await webhooks.start();
     }
-    const redirect = createRedirect({
-      database,
-      ...(clicksDatabase ? { clicksDatabase } : {}),
-      now,
-      log: logger,
-      config: {
-        redirectStatus: env.REDIRECT_STATUS,
-        secret,
-        trustProxy: env.TRUST_PROXY ?? false,
-        geoCountryHeader: env.GEO_COUNTRY_HEADER,
-        passwordAttempts: { max: 10, windowMs: 15 * 60_000 },
-        clickBuffer: DEFAULT_CLICK_BUFFER,
-        cache: DEFAULT_CACHE,
-      },
-    });
-    if (runs.has("redirect")) await redirect.start();
 
-    // One port: API paths to Fastify's router, every other path straight to the visitor side.
+    let redirect: RedirectApp | undefined;
+    if (runs.has("redirect")) {
+      const { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } = await import("@shortener/redirect");
+      // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).
+      const clicksDatabase = env.DATABASE_URL ? await openPostgres(env.DATABASE_URL, { poolSize: 8, pool: "clicks", isAsyncCommit: true }) : undefined;
+      if (clicksDatabase) {
+        closers.push(() => clicksDatabase.close());
+        metrics?.addPool({ name: "clicks", database: clicksDatabase, max: 8 });
+      }
+      const onVisit = [metrics?.visit, env.ACCESS_LOG === "all" ? accessLog?.visit : undefined].filter((f) => f !== undefined);
+      redirect = createRedirect({
+        database,
+        ...(clicksDatabase ? { clicksDatabase } : {}),
+        now,
+        log: logger,
+        config: {
+          redirectStatus: env.REDIRECT_STATUS,
+          secret,
+          trustProxy: env.TRUST_PROXY ?? false,
+          geoCountryHeader: env.GEO_COUNTRY_HEADER,
+          passwordAttempts: { max: 10, windowMs: 15 * 60_000 },
+          clickBuffer: DEFAULT_CLICK_BUFFER,
+          cache: DEFAULT_CACHE,
+        },
+        ...(metrics ? { clickEvents: metrics.clickEvents } : {}),
+        ...(onVisit.length ? { onVisitDone: onVisit.length === 1 ? onVisit[0] : (record) => onVisit.forEach((f) => f(record)) } : {}),
+      });
+      const started = redirect;
+      closers.push(() => started.close());
+      metrics?.setClickStats(() => started.clickStats());
+      await redirect.start();
+    }
+
+    // One port: health first (every role), API paths to Fastify's router, every other path straight to the visitor side.
+    const health = createHealth(database);
     const notServed = (res: ServerResponse) => {
       res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
       res.end('{"message":"Resource not found.","code":"not_found","status":404}');
     };
     const server = createServer((req, res) => {
-      if (isApiPath(req.url ?? "/")) {
-        if (runs.has("api")) api.routing(req, res);
-        else notServed(res);
-      } else if (runs.has("redirect")) redirect.handle(req, res);
+      const url = req.url ?? "/";
+      if (isHealthPath(url)) health(req, res);
+      else if (api && isApiPath(url)) api.routing(req, res);
+      else if (redirect) redirect.handle(req, res);
       else notServed(res);
     });
     server.keepAliveTimeout = 65_000;
@@ -110,33 +254,44 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       server.once("error", fail);
       server.listen(env.PORT, env.HOST, () => ok());
     });
-    const db = database;
+    closers.push(async () => {
+      const closed = new Promise<void>((ok) => server.close(() => ok()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 5_000);
+      await closed;
+      clearTimeout(force);
+    });
+
+    let metricsServer: Server | undefined;
+    if (metrics && env.METRICS_PORT) {
+      metricsServer = await serveMetrics(metrics, env.HOST, env.METRICS_PORT).catch((error: NodeJS.ErrnoException) => {
+        throw new StartError(`METRICS_PORT ${env.METRICS_PORT} on ${env.HOST} cannot be used: ${error.code === "EADDRINUSE" ? "it is already in use" : reasonOf(error)}.`);
+      });
+      const started = metricsServer;
+      closers.push(() => new Promise<void>((ok) => started.close(() => ok())));
+    }
+
     return {
       server,
-      database: db,
+      database,
       url: `http://${localDomain}`,
       boot,
+      metricsServer,
       async close() {
-        const closed = new Promise<void>((ok) => server.close(() => ok()));
-        server.closeIdleConnections();
-        const force = setTimeout(() => server.closeAllConnections(), 5_000);
-        await closed;
-        clearTimeout(force);
-        await redirect.close();
-        await api.close();
-        await webhooks?.close();
-        await queue.close();
-        await clicksDatabase?.close();
-        await db.close();
+        await closeAll();
         unlock();
       },
     };
   } catch (error) {
-    await webhooks?.close().catch(() => {});
-    await importer?.close().catch(() => {});
-    await clicksDatabase?.close().catch(() => {});
-    await database?.close().catch(() => {});
+    await closeAll();
     unlock();
     throw error;
   }
+}
+
+/** A few comparisons: this runs before every visit. */
+function isHealthPath(url: string): boolean {
+  const c = url.charCodeAt(1);
+  if (c !== 104 /* h */ && c !== 114 /* r */) return false;
+  return url === "/healthz" || url === "/readyz" || url.startsWith("/healthz?") || url.startsWith("/readyz?");
 }

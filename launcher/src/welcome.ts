@@ -1,9 +1,16 @@
 import type { BootstrapResult } from "@shortener/core";
 
 /** What the first start prints: where it runs, the admin key (once) and a request to paste. */
-export function welcome(url: string, boot: BootstrapResult, driver: string): string {
-  const lines = [``, `Shortener is running at ${url} (${driver === "pglite" ? "embedded database" : "PostgreSQL"}).`];
-  if (boot.created) {
+export function welcome(
+  url: string,
+  boot: BootstrapResult,
+  driver: string,
+  options: { services?: readonly string[]; metricsPort?: number | undefined; host?: string } = {},
+): string {
+  const services = options.services ?? ["api", "redirect", "importer"];
+  const roles = services.length === 3 ? "" : `, running only ${services.join(", ")}`;
+  const lines = [``, `Shortener is running at ${url} (${driver === "pglite" ? "embedded database" : "PostgreSQL"}${roles}).`];
+  if (boot.created && services.includes("api")) {
     const key = boot.apiKeyWasGenerated ? boot.apiKey : "$ADMIN_API_KEY";
     lines.push(
       ``,
@@ -18,6 +25,8 @@ export function welcome(url: string, boot: BootstrapResult, driver: string): str
       `  curl -H "Authorization: Bearer ${key}" ${url}/api/v1/account`,
     );
   }
+  if (services.includes("api")) lines.push(``, `API reference: ${url}/api/docs`);
+  if (options.metricsPort) lines.push(`Metrics: http://${options.host ?? "127.0.0.1"}:${options.metricsPort}/metrics`);
   lines.push(``, `Health: ${url}/healthz   Readiness: ${url}/readyz   Stop: Ctrl+C`, ``);
   return lines.join("\n");
 }

@@ -19,6 +19,19 @@ import { createSerializers } from "./serialize/resources.ts";
 import { registerTrpc } from "./trpc/plugin.ts";
 import { appRouter } from "./trpc/router.ts";
 
+/** A route as registered: method and URL pattern (`/api/v1/links/:id`). */
+export type RegisteredRoute = { method: string; url: string };
+
+const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/**
+ * Every route the app registered that answers as an operation: not the 405s of unsupported methods,
+ * nor the HEAD routes Fastify adds to GET ones. The OpenAPI test compares them with the document.
+ */
+export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
+  return [...(ROUTES.get(app) ?? [])];
+}
+
 /** `/` + one of core's `SERVICE_PATHS`, then `/`, `?` or the end. */
 const API_PATH = new RegExp(`^/(?:${SERVICE_PATHS.join("|")})(?:[/?]|$)`);
 
@@ -39,6 +52,12 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  const routes: RegisteredRoute[] = [];
+  ROUTES.set(app, routes);
+  app.addHook("onRoute", (route) => {
+    if ((route.config as { isMethodNotAllowed?: boolean } | undefined)?.isMethodNotAllowed) return;
+    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push({ method, url: route.url });
   });
 
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => {
@@ -65,6 +84,19 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   const notFound = (_request: unknown, reply: FastifyReply) => reply.code(404).send({ message: NOT_FOUND_MESSAGE, code: "not_found", status: 404 });
   app.setNotFoundHandler(notFound);
+
+  const onRequestDone = deps.onRequestDone;
+  if (onRequestDone) {
+    app.addHook("onResponse", async (request, reply) => {
+      onRequestDone({
+        method: request.method,
+        route: request.routeOptions.url ?? "unmatched",
+        status: reply.statusCode,
+        durationMs: reply.elapsedTime,
+        keyId: request.auth?.keyId ?? null,
+      });
+    });
+  }
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
@@ -93,13 +125,15 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       api.setNotFoundHandler(notFound);
       accountRoutes(api, deps);
       resourceRoutes(api, deps, serializers, domainVerbs);
-      openApiRoutes(api);
       statsRoutes(api, deps);
       webhookRoutes(api, deps);
       await api.register(async (imports) => importRoutes(imports, deps));
     },
     { prefix: "/api/v1" },
   );
+
+  // Public: the OpenAPI document and its reference page, without a key (CONTRACT §16).
+  openApiRoutes(app);
 
   await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc" });
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.

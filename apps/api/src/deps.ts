@@ -55,6 +55,17 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   webhookAllowPrivate: false,
 };
 
+/** One answered API request, as the access log and the metrics see it: never the key, the query string or the body. */
+export type ApiRequestRecord = {
+  method: string;
+  /** The route pattern (`/api/v1/links/:id`), or `unmatched` for a path no route serves. */
+  route: string;
+  status: number;
+  durationMs: number;
+  /** The API key's id once the request was authenticated, otherwise null. */
+  keyId: number | null;
+};
+
 export type ApiDeps = {
   database: Database;
   now: () => Date;
@@ -65,4 +76,6 @@ export type ApiDeps = {
    * queue here). Omitted, or failing, the job still runs: workers also pick up queued jobs on their own.
    */
   enqueueImport?: (jobId: number) => Promise<void>;
+  /** Called once per answered request (access log, metrics; CONTRACT §16). Omitted: no per-request hook at all. */
+  onRequestDone?: (record: ApiRequestRecord) => void;
 };

@@ -1,5 +1,5 @@
-export { createApi, isApiPath } from "./app.ts";
-export { DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps } from "./deps.ts";
+export { createApi, isApiPath, registeredRoutes, type RegisteredRoute } from "./app.ts";
+export { DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps, type ApiRequestRecord } from "./deps.ts";
 export { ERROR_TABLE, HttpError, toErrorResponse } from "./errors.ts";
 export { decodeForm } from "./http/form.ts";
 export { getOpenApiDocument } from "./openapi/document.ts";

@@ -54,6 +54,8 @@ export type ImporterDeps = {
   config?: Partial<ImporterConfig>;
   /** Renders `import.completed` webhook events (the API's JSON of a job); without it none are recorded. */
   events?: EventData;
+  /** Called after each committed batch with its rows by outcome (metrics; CONTRACT §16). */
+  onRows?: (rows: { created: number; skipped: number; failed: number }) => void;
 };
 
 export type Importer = {
@@ -130,7 +132,10 @@ export function createImporter(deps: ImporterDeps): Importer {
         const result = await processStoredJob(ctx, jobId, {
           batchSize,
           shouldStop: () => isClosing,
-          onBatch: (_outcome, totals) => log.debug?.({ jobId, ...totals }, "import batch committed"),
+          onBatch: (outcome, totals) => {
+            deps.onRows?.({ created: outcome.created, skipped: outcome.skipped, failed: outcome.failed });
+            log.debug?.({ jobId, ...totals }, "import batch committed");
+          },
         }).catch(async (error: unknown) => {
           await onJobError(jobId, error);
           return { outcome: "failed" as const };

@@ -24,6 +24,7 @@ afterAll(async () => {
   await database?.close();
 });
 
+const FAST_RETRY = { baseDelayMs: 40, maxDelayMs: 160, retryForMs: 60_000, disableAfterMs: 3 * 86_400_000 };
 const FAST: Partial<WebhookWorkerConfig> = {
   // The receivers are on loopback: allowed here, as WEBHOOK_ALLOW_PRIVATE=1 would; the SSRF tests turn it off.
   allowPrivate: true,
@@ -31,7 +32,7 @@ const FAST: Partial<WebhookWorkerConfig> = {
   sweepIntervalMs: 200,
   pollIntervalSeconds: 0.5,
   timeoutMs: 3000,
-  retry: { baseDelayMs: 40, maxDelayMs: 160, retryForMs: 60_000, disableAfterMs: 3 * 86_400_000 },
+  retry: FAST_RETRY,
 };
 
 async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
@@ -41,7 +42,7 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
 }
 
 async function withWorker(config: Partial<WebhookWorkerConfig>, fn: (worker: WebhookWorker) => Promise<void>, lookup?: Lookup): Promise<void> {
-  const worker = createWebhookWorker({ database, now: () => new Date(), log: quiet, config: { ...FAST, ...config, retry: { ...FAST.retry!, ...config.retry } }, ...(lookup ? { lookup } : {}) });
+  const worker = createWebhookWorker({ database, now: () => new Date(), log: quiet, config: { ...FAST, ...config, retry: { ...FAST_RETRY, ...config.retry } }, ...(lookup ? { lookup } : {}) });
   await worker.start();
   try {
     await fn(worker);

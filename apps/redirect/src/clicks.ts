@@ -1,5 +1,6 @@
 import { recordClicks, type Click } from "@shortener/core";
 import { isConnectionError, type Db } from "@shortener/db";
+import type { ClickEvents } from "./deps.ts";
 
 /**
  * `maxBatch` and `maxBuffered` count rows: groups of identical clicks (same link, second and traits),
@@ -30,7 +31,12 @@ type Index = Map<unknown, Index | Click>;
  * and so counted twice: clicks are written at least once, not exactly once (the window is the round
  * trip of one COMMIT).
  */
-export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void }) {
+export function createClickBuffer(
+  db: Db,
+  options: ClickBufferOptions,
+  log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void },
+  events?: ClickEvents,
+) {
   /** The rows waiting, oldest first, and the index that finds a click's row. */
   let rows: Click[] = [];
   let index: Index = new Map();
@@ -82,6 +88,7 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     index = new Map();
     for (const row of kept) keep(row);
     log?.error({ dropped: lost, droppedInAll: dropped }, "click buffer full: dropped the oldest clicks");
+    events?.dropped(lost);
   }
 
   /** Writes what is waiting now; what comes meanwhile waits for the next flush (timer or size). */
@@ -98,8 +105,11 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
       for (let start = 0; start < taken.length; start += options.maxBatch) {
         const batch = taken.slice(start, start + options.maxBatch);
         try {
+          const started = events ? performance.now() : 0;
           await recordClicks(db, batch);
-          writing -= batch.reduce((n, g) => n + (g.count ?? 1), 0);
+          const clicks = batch.reduce((n, g) => n + (g.count ?? 1), 0);
+          writing -= clicks;
+          if (events) events.written(clicks, batch.length, (performance.now() - started) / 1000);
         } catch (error) {
           const unwritten = taken.slice(start);
           const waiting = unwritten.reduce((n, g) => n + (g.count ?? 1), 0);

@@ -17,6 +17,17 @@ export type RedirectConfig = {
   cache: CacheOptions;
 };
 
+/** One answered visit, as the access log (`ACCESS_LOG=all`) and the metrics see it: never the query string. */
+export type VisitRecord = { method: string; host: string; path: string; status: number; durationMs: number };
+
+/** What the click buffer reports when it writes or drops clicks (metrics). */
+export type ClickEvents = {
+  /** A batch written: its clicks, its rows, and how long the write took. */
+  written(clicks: number, rows: number, seconds: number): void;
+  /** Clicks given up on (the buffer was full after failed writes). */
+  dropped(clicks: number): void;
+};
+
 export type RedirectDeps = {
   database: Database;
   /** Where click counts and click batches are written; the main database when omitted. */
@@ -26,4 +37,7 @@ export type RedirectDeps = {
   /** Country data; omitted, the visitor side loads DB-IP's in the background. */
   geoIp?: GeoIp;
   log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void };
+  /** Called once per answered visit (CONTRACT §16). Omitted: the visit path does no extra work at all. */
+  onVisitDone?: (record: VisitRecord) => void;
+  clickEvents?: ClickEvents;
 };

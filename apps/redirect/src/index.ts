@@ -1,5 +1,5 @@
 export { createRedirect, type RedirectApp } from "./redirect.ts";
-export { type RedirectConfig, type RedirectDeps } from "./deps.ts";
+export { type ClickEvents, type RedirectConfig, type RedirectDeps, type VisitRecord } from "./deps.ts";
 export { DEFAULT_CACHE } from "./cache.ts";
 export { DEFAULT_CLICK_BUFFER } from "./clicks.ts";
 export { loadGeoIp, type GeoIp } from "./geoip.ts";

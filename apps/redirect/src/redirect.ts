@@ -4,7 +4,7 @@ import { isConnectionError } from "@shortener/db";
 import { createResolver } from "./cache.ts";
 import { createClickBuffer } from "./clicks.ts";
 import { createDelivery } from "./deliver.ts";
-import type { RedirectDeps } from "./deps.ts";
+import type { RedirectDeps, VisitRecord } from "./deps.ts";
 import { loadGeoIp } from "./geoip.ts";
 import { createLimitedCounter } from "./limited.ts";
 import { DISABLED_PAGE, MESSAGE_PAGE_CSP, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNAVAILABLE_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
@@ -34,7 +34,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   const { config } = deps;
   const clicksDb = (deps.clicksDatabase ?? deps.database).db;
   const resolver = createResolver(deps.database, deps.now, config.cache);
-  const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log);
+  const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log, deps.clickEvents);
   let geo = deps.geoIp;
   const facts = createRequestFacts(config, () => geo);
   const deliver = createDelivery({ config, facts, limited: createLimitedCounter(clicksDb, deps.now), clicks });
@@ -127,15 +127,17 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     else sendPage(res, 500, messagePage(500, "Something went wrong", "Please try again in a moment."), false, { "content-security-policy": MESSAGE_PAGE_CSP });
   }
 
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    try {
+      const pending = visit(req, res);
+      if (pending) pending.catch((error: unknown) => failed(req, res, error));
+    } catch (error) {
+      failed(req, res, error);
+    }
+  }
+
   return {
-    handle(req, res) {
-      try {
-        const pending = visit(req, res);
-        if (pending) pending.catch((error: unknown) => failed(req, res, error));
-      } catch (error) {
-        failed(req, res, error);
-      }
-    },
+    handle: deps.onVisitDone ? observed(handle, deps.onVisitDone) : handle,
     async start() {
       if (!geo) {
         geo = loadGeoIp();
@@ -150,5 +152,24 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       await clicks.close();
       await resolver.stop();
     },
+  };
+}
+
+/**
+ * `handle`, reporting each answered visit to `onDone`. Only used when something listens (access log
+ * `all`, metrics): a visit answered synchronously (a cached link) is reported at once, others when
+ * their response finishes.
+ */
+function observed(handle: (req: IncomingMessage, res: ServerResponse) => void, onDone: (record: VisitRecord) => void) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const started = performance.now();
+    const report = () => {
+      const url = req.url ?? "/";
+      const q = url.indexOf("?");
+      onDone({ method: req.method ?? "GET", host: req.headers.host ?? "", path: q === -1 ? url : url.slice(0, q), status: res.statusCode, durationMs: performance.now() - started });
+    };
+    handle(req, res);
+    if (res.writableEnded) report();
+    else res.once("close", report);
   };
 }

@@ -1,4 +1,4 @@
-import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 // Only the router's type: nothing of the API's code ends up in a service that uses this client.
 import type { AppRouter } from "@shortener/api";
@@ -24,7 +24,7 @@ const MAX_BATCH = 10;
  * const link = await shortener.links.create.mutate({ url: "https://example.com/", domain_id: 1 });
  * ```
  */
-export function createClient({ url, apiKey, fetch }: ClientOptions) {
+export function createClient({ url, apiKey, fetch }: ClientOptions): TRPCClient<AppRouter> {
   return createTRPCClient<AppRouter>({
     links: [
       httpBatchLink({
@@ -43,7 +43,7 @@ export function trpcUrl(url: string): string {
   return base.endsWith("/trpc") ? base : `${base}/trpc`;
 }
 
-export type Client = ReturnType<typeof createClient>;
+export type Client = TRPCClient<AppRouter>;
 /** `RouterInputs["links"]["create"]`: what a procedure takes. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
 /** `RouterOutputs["links"]["get"]`: what a procedure answers, e.g. REST's link object. */

@@ -39,6 +39,14 @@ describe("@shortener/client types", () => {
     expectTypeOf<RouterInputs["links"]["list"]["sort_by"]>().toEqualTypeOf<"id" | "clicks" | "title" | "alias" | "url" | null | undefined>();
     expectTypeOf<RouterInputs["links"]["update"]>().toHaveProperty("id").toEqualTypeOf<number>();
     expectTypeOf<RouterInputs["links"]["update"]>().toHaveProperty("title").toEqualTypeOf<string | null | undefined>();
+    // Real input types, not `unknown` (form strings are REST's concern: it decodes them before parsing).
+    expectTypeOf<RouterInputs["links"]["create"]["url"]>().toEqualTypeOf<string>();
+    expectTypeOf<RouterInputs["links"]["create"]["domain_id"]>().toEqualTypeOf<number>();
+    expectTypeOf<RouterInputs["links"]["create"]["pixel_ids"]>().toEqualTypeOf<number[] | null | undefined>();
+    expectTypeOf<RouterInputs["links"]["create"]["disabled"]>().toEqualTypeOf<0 | 1 | null | undefined>();
+    expectTypeOf<RouterInputs["links"]["list"]["per_page"]>().toEqualTypeOf<10 | 25 | 50 | 100 | null | undefined>();
+    expectTypeOf<RouterInputs["links"]["list"]["page"]>().toEqualTypeOf<number | null | undefined>();
+    expectTypeOf<RouterInputs["stats"]["get"]["link_id"]>().toEqualTypeOf<number>();
   });
 
   it("types the errors with REST's slug and field errors", () => {
@@ -60,6 +68,22 @@ describe("@shortener/client types", () => {
       void client.links.create.mutate({ url: "https://example.com/", domain_id: 1, alias: 12345 });
       // @ts-expect-error `url` is required
       void client.links.create.mutate({ domain_id: 1 });
+      // @ts-expect-error a url is a string
+      void client.links.create.mutate({ url: 42, domain_id: 1 });
+      // @ts-expect-error `domain_id` is required on create
+      void client.links.create.mutate({ url: "https://example.com/" });
+      // @ts-expect-error a domain id is a number, not a form string
+      void client.links.create.mutate({ url: "https://example.com/", domain_id: "1" });
+      // @ts-expect-error pixel ids are an array of numbers
+      void client.links.create.mutate({ url: "https://example.com/", domain_id: 1, pixel_ids: "1,2" });
+      // @ts-expect-error per_page is 10, 25, 50 or 100
+      void client.links.list.query({ per_page: "banana" });
+      // @ts-expect-error per_page is 10, 25, 50 or 100
+      void client.links.list.query({ per_page: 7 });
+      // @ts-expect-error disabled is 0 or 1
+      void client.links.update.mutate({ id: 1, disabled: 2 });
+      // @ts-expect-error a stats series is named
+      void client.stats.get.query({ link_id: 1, name: "visits" });
       // @ts-expect-error sort_by is one of id, clicks, title, alias, url
       void client.links.list.query({ sort_by: "created_at" });
       // @ts-expect-error sort is asc or desc

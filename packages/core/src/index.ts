@@ -1,6 +1,7 @@
 export * from "./errors.ts";
 export { withTransaction, type Actor, type Ctx, type Role, type SystemCtx } from "./context.ts";
 export { parseInput, toFieldErrors } from "./validation/fields.ts";
+export { coerceFormValues } from "./validation/coerce-form-values.ts";
 export { IdInput } from "./validation/id-input.ts";
 export { PER_PAGE_VALUES, type Page } from "./lists/pagination.ts";
 export { hashPassword, verifyPassword, sha256 } from "./secrets/hash.ts";

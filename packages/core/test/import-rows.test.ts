@@ -31,11 +31,18 @@ describe("toCsvCell", () => {
 });
 
 describe("toLinkInput", () => {
-  it("maps a row to the link schema's input: empty cells are not sent, pixel ids split on ';'", () => {
+  it("maps a row to the link schema's input: empty cells are not sent, pixel ids split on ';', numbers as numbers", () => {
     expect(toLinkInput({ url: "https://a.test", alias: "", pixel_ids: "1; 2;", domain: "x.test", country: "US", title: "T" })).toEqual({
       url: "https://a.test",
-      pixel_ids: ["1", "2"],
+      pixel_ids: [1, 2],
       title: "T",
+    });
+    expect(toLinkInput({ url: "https://a.test", domain_id: "4", disabled: "1", expiration_clicks: "10", alias: "007" })).toEqual({
+      url: "https://a.test",
+      domain_id: 4,
+      disabled: 1,
+      expiration_clicks: 10,
+      alias: "007",
     });
   });
 });

@@ -267,7 +267,7 @@ describe("getStats (CONTRACT §8)", () => {
       Array.from({ length: 12 }, (_, i) => click(id, "2026-06-15T10:00:00Z", { referrer: `site${String(i).padStart(2, "0")}.example` })),
     );
     const first = await stats(user, { link_id: id, name: "referrer", per_page: 10 });
-    const second = await stats(user, { link_id: id, name: "referrer", per_page: "10", page: "2" } as never);
+    const second = await stats(user, { link_id: id, name: "referrer", per_page: 10, page: 2 });
     const third = await stats(user, { link_id: id, name: "referrer", per_page: 10, page: 3 });
     expect(first).toMatchObject({ total: 12, perPage: 10, page: 1 });
     expect(first.data).toHaveLength(10);
@@ -304,7 +304,7 @@ describe("getStats (CONTRACT §8)", () => {
     expect(await fieldsOf(stats(user, { link_id: id, name: "country", from: "2025-06-29", to: "2026-06-30" }))).toEqual({
       from: ["The range of statistics may span at most 366 days."],
     });
-    expect(await fieldsOf(stats(user, { link_id: id, name: "clicks", per_page: 7 }))).toHaveProperty("per_page");
+    expect(await fieldsOf(stats(user, { link_id: id, name: "clicks", per_page: 7 as never }))).toHaveProperty("per_page");
     // The longest ranges allowed.
     expect((await stats(user, { link_id: id, name: "clicks_hour", from: "2026-05-31", to: "2026-06-30" })).data).toHaveLength(31 * 24);
     expect((await stats(user, { link_id: id, name: "clicks", from: "2025-06-30", to: "2026-06-30" })).data).toHaveLength(366);

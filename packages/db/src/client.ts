@@ -40,6 +40,8 @@ export type OpenDbOptions =
        * Postgres crash is an acceptable loss (docs/adr/0008-visitor-side.md); API writes keep the default.
        */
       isAsyncCommit?: boolean;
+      /** Postgres's `application_name` for this pool's sessions (`pg_stat_activity`); `shortener` by default. */
+      applicationName?: string;
     }
   | {
       dataDir: string | undefined /* undefined: in memory */;
@@ -54,11 +56,11 @@ export type OpenDbOptions =
 
 /** Opens Postgres through postgres.js when a URL is given, PGlite (embedded, in `dataDir` or memory) otherwise. */
 export async function openDb(options: OpenDbOptions): Promise<Database> {
-  if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10, options.isAsyncCommit ?? false);
+  if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10, options.isAsyncCommit ?? false, options.applicationName ?? "shortener");
   return openPglite(options.dataDir, options.loadDataDir, options.pgliteSettings);
 }
 
-function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Database {
+function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, applicationName: string): Database {
   const client = postgres(url, {
     max: poolSize,
     onnotice: () => {},
@@ -73,7 +75,7 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean): Da
     // More queries in flight than connections makes postgres.js pipeline them, which degrades under
     // sustained load on this hardware (docs/adr/0003-database-drivers.md).
     max_pipeline: 1,
-    connection: { application_name: "shortener", ...(isAsyncCommit ? { synchronous_commit: "off" } : {}) },
+    connection: { application_name: applicationName, ...(isAsyncCommit ? { synchronous_commit: "off" } : {}) },
   } as postgres.Options<Record<string, postgres.PostgresType>>);
   const db = drizzlePostgres(client, { schema, casing: "snake_case" }) as unknown as Db;
   return {

@@ -1,4 +1,6 @@
 import qs from "qs";
+import type { z } from "zod";
+import { coerceFormValues } from "@shortener/core";
 import { HttpError } from "../errors.ts";
 
 /** Limits that keep a hostile form from costing more than a normal one. */
@@ -46,4 +48,13 @@ export function normalizeBody(value: unknown): unknown {
     return { ...out };
   }
   return value;
+}
+
+/**
+ * What a form body, a JSON body or a query string says, as the input `schema` takes it: decimal strings
+ * become numbers where the schema takes numbers, and `pixel_ids=1,2` an array (core's
+ * `coerceFormValues`). The shared schemas stay strictly typed for tRPC; REST accepts form strings.
+ */
+export function formInput(schema: z.ZodType, value: unknown): never {
+  return coerceFormValues(schema, value ?? {}) as never;
 }

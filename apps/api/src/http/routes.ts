@@ -13,6 +13,8 @@ export function resource(app: FastifyInstance, path: string, handlers: Partial<R
     app.route({
       method,
       url: path,
+      // The 405 answers are not operations: the OpenAPI test leaves them out (registeredRoutes).
+      config: { isMethodNotAllowed: !handler },
       handler:
         handler ??
         (async (_request, reply) => {

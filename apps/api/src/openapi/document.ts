@@ -1,6 +1,7 @@
 import { z } from "zod";
 import * as core from "@shortener/core";
 import {
+  acceptedEnvelope,
   ApiKeyJson,
   createdEnvelope,
   CreatedWebhookJson,
@@ -8,11 +9,13 @@ import {
   deletedEnvelope,
   DomainJson,
   ErrorJson,
+  ImportJson,
   LinkJson,
   listEnvelope,
   oneEnvelope,
   PixelJson,
   SpaceJson,
+  StatRowJson,
   UserJson,
   ValidationErrorJson,
   WebhookAttemptJson,
@@ -67,9 +70,12 @@ function withoutNull(schema: Json): Json {
   return schema;
 }
 
-function queryParameters(schema: z.ZodObject): Json[] {
-  const { properties = {} } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Json> };
-  return Object.entries(properties).map(([name, s]) => ({ name, in: "query", required: false, schema: withoutNull(s) }));
+/** The query parameters of a list or a series: every field of `schema` (but `omit`), required as the schema requires it. */
+function queryParameters(schema: z.ZodObject, omit: string[] = []): Json[] {
+  const { properties = {}, required = [] } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Json>; required?: string[] };
+  return Object.entries(properties)
+    .filter(([name]) => !omit.includes(name))
+    .map(([name, s]) => ({ name, in: "query", required: required.includes(name), schema: withoutNull(s) }));
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -85,8 +91,8 @@ const body = (schemaId: string, required: boolean) => ({
 });
 
 /** The error responses every authenticated operation can give, plus the ones named. */
-function errors(...extra: Array<"Forbidden" | "NotFound" | "ValidationFailed" | "PayloadTooLarge" | "UnsupportedMediaType">) {
-  const statuses = { Forbidden: "403", NotFound: "404", ValidationFailed: "422", PayloadTooLarge: "413", UnsupportedMediaType: "415" };
+function errors(...extra: Array<"BadRequest" | "Forbidden" | "NotFound" | "ValidationFailed" | "PayloadTooLarge" | "FileTooLarge" | "UnsupportedMediaType">) {
+  const statuses = { BadRequest: "400", Forbidden: "403", NotFound: "404", ValidationFailed: "422", PayloadTooLarge: "413", FileTooLarge: "413", UnsupportedMediaType: "415" };
   const out: Json = { "401": responseRef("Unauthenticated"), "429": responseRef("TooManyRequests") };
   for (const name of extra) out[statuses[name]] = responseRef(name);
   return out;
@@ -99,6 +105,12 @@ const ID_PARAMETER = {
   description: "Any other value, or an id of someone else's resource, is a 404.",
   schema: (z.toJSONSchema(core.IdInput).properties ?? {}).id,
 };
+
+/** One property of an input schema, as JSON Schema (io "input"). */
+function inputProperty(schema: z.ZodObject, name: string): Json {
+  const { properties = {} } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Json> };
+  return withoutNull(properties[name] ?? {});
+}
 
 function buildDocument(): Json {
   const inputs = z.registry<{ id: string }>();
@@ -228,12 +240,76 @@ function buildDocument(): Json {
     parameters: [ID_PARAMETER],
     delete: { operationId: "deleteUser", tags: admin, summary: "Delete a user with all their data (not oneself)", responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") } },
   };
+  outputs.add(StatRowJson, { id: "StatRow" });
+  outputs.add(listEnvelope(StatRowJson), { id: "StatList" });
+  paths["/stats/{id}"] = {
+    parameters: [{ ...ID_PARAMETER, description: "The id of one of your links; any other value is a 404." }],
+    get: {
+      operationId: "getStats",
+      tags: ["Statistics"],
+      summary: "One series of a link's clicks over a range of UTC days (the last 30 by default)",
+      description:
+        "`clicks` has a row a day and `clicks_hour` a row an hour (at most 31 days), both with every period of the range; the other series rank values by clicks. The whole series is one page unless `per_page` is given.",
+      parameters: queryParameters(core.GetStatsInput, ["link_id"]),
+      responses: { "200": ok("The series", "StatList"), ...errors("NotFound", "ValidationFailed") },
+    },
+  };
+
+  outputs.add(ImportJson, { id: "ImportJob" });
+  outputs.add(oneEnvelope(ImportJson), { id: "ImportResponse" });
+  outputs.add(acceptedEnvelope(ImportJson), { id: "ImportAccepted" });
+  outputs.add(listEnvelope(ImportJson), { id: "ImportList" });
+  const imports = ["Imports"];
+  const importDomain = inputProperty(core.CreateImportInput, "domain_id");
+  paths["/imports"] = {
+    get: { operationId: "listImports", tags: imports, summary: "List your import jobs", parameters: queryParameters(core.ListImportsInput), responses: { "200": ok("A page", "ImportList"), ...errors("ValidationFailed") } },
+    post: {
+      operationId: "createImport",
+      tags: imports,
+      summary: "Upload a CSV of links: a job that a worker runs",
+      description:
+        "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing.",
+      parameters: [
+        { name: "domain_id", in: "query", required: false, description: "The domain of rows that name none.", schema: importDomain },
+        { name: "Idempotency-Key", in: "header", required: false, description: "Printable ASCII, at most 255 characters.", schema: inputProperty(core.CreateImportInput, "idempotency_key") },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          "text/csv": { schema: { type: "string" } },
+          "multipart/form-data": {
+            schema: { type: "object", required: ["file"], properties: { file: { type: "string", contentMediaType: "text/csv" }, domain_id: importDomain } },
+          },
+        },
+      },
+      responses: {
+        "202": ok("Queued", "ImportAccepted"),
+        "200": ok("The job this Idempotency-Key created before", "ImportResponse"),
+        ...errors("BadRequest", "ValidationFailed", "FileTooLarge", "UnsupportedMediaType"),
+      },
+    },
+  };
+  paths["/imports/{id}"] = {
+    parameters: [ID_PARAMETER],
+    get: { operationId: "getImport", tags: imports, summary: "One import job, with its first 1000 row errors", responses: { "200": ok("The job", "ImportResponse"), ...errors("NotFound") } },
+  };
+  paths["/imports/{id}/errors"] = {
+    parameters: [ID_PARAMETER],
+    get: {
+      operationId: "getImportErrors",
+      tags: imports,
+      summary: "Every row error of a job, as CSV (line,field,message)",
+      responses: { "200": { description: "CSV, header line first", headers: RATE_HEADERS, content: { "text/csv": { schema: { type: "string" } } } }, ...errors("NotFound") },
+    },
+  };
+
   paths["/openapi.json"] = {
     get: {
       operationId: "getOpenApiDocument",
       tags: ["Meta"],
-      summary: "This document",
-      responses: { "200": { description: "OpenAPI 3.1", headers: RATE_HEADERS, content: { "application/json": { schema: { type: "object" } } } }, ...errors() },
+      summary: "This document (no key needed; rendered at /api/docs)",
+      security: [],
+      responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } },
     },
   };
 
@@ -246,11 +322,11 @@ function buildDocument(): Json {
       title: "Shortener REST API",
       version: "1.0.0",
       description:
-        "phpShort-compatible link API. Bodies are application/x-www-form-urlencoded with bracket notation (country[0][key]=US, pixel_ids[]=3) or application/json with the same field names; an empty value means \"not set\" on create and \"clear it\" on update. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.",
+        "phpShort-compatible link API. Every operation takes an API key (Authorization: Bearer shk_…), except this document. Bodies are application/x-www-form-urlencoded with bracket notation (country[0][key]=US, pixel_ids[]=3) or application/json with the same field names; an empty value means \"not set\" on create and \"clear it\" on update. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.",
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearer: [] }],
-    tags: [...RESOURCES.map((r) => ({ name: r.tag })), { name: "Webhooks" }, { name: "Account" }, { name: "Users (admin)" }, { name: "Meta" }],
+    tags: [...RESOURCES.map((r) => ({ name: r.tag })), { name: "Statistics" }, { name: "Imports" }, { name: "Webhooks" }, { name: "Account" }, { name: "Users (admin)" }, { name: "Meta" }],
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (shk_…), in the Authorization header only" } },
@@ -266,8 +342,10 @@ function buildDocument(): Json {
         Forbidden: error("Reserved for administrators, or not allowed on oneself"),
         NotFound: error("No such resource among yours"),
         ValidationFailed: error("Every failing field at once", "ValidationError"),
+        BadRequest: error("A malformed body: invalid JSON, a form too deeply nested, more than one file"),
         PayloadTooLarge: error("The body is over 1 MiB"),
-        UnsupportedMediaType: error("Neither form-encoded nor JSON"),
+        FileTooLarge: error("The file is larger than IMPORT_MAX_BYTES (50 MiB by default)"),
+        UnsupportedMediaType: error("A body of a type this route does not take (form-encoded or JSON; text/csv or multipart for imports)"),
         TooManyRequests: error("Too Many Attempts.", "Error", {
           ...RATE_HEADERS,
           "Retry-After": { $ref: "#/components/headers/Retry-After" },

@@ -96,6 +96,30 @@ export const WebhookAttemptJson = z.strictObject({
   created_at: Timestamp,
 });
 
+/** One row of a statistics series (CONTRACT §8): a day, an hour or a value, and its clicks. */
+export const StatRowJson = z.strictObject({
+  value: z.string().describe("YYYY-MM-DD (clicks), YYYY-MM-DDTHH:00Z (clicks_hour), or the value counted (a country code, a platform, …)"),
+  count: z.int().min(0),
+});
+
+const ImportStatus = z.enum(["queued", "running", "completed", "failed"]);
+/** An import job (CONTRACT §12); `errors` (the first 1000 row errors) only where one job is shown. */
+export const ImportJson = z.strictObject({
+  id: Id,
+  status: ImportStatus,
+  domain_id: Id.nullable().describe("the default domain of rows that name none"),
+  total_rows: z.int().min(0),
+  processed_rows: z.int().min(0),
+  created_rows: z.int().min(0),
+  skipped_rows: z.int().min(0),
+  failed_rows: z.int().min(0),
+  failure_reason: z.string().nullable().describe("why the whole file failed, if it did"),
+  errors: z.array(z.strictObject({ line: z.int().min(1), field: z.string(), message: z.string() })).optional().describe("the first 1000 row errors (GET /imports/{id} only)"),
+  created_at: Timestamp,
+  started_at: Timestamp.nullable(),
+  finished_at: Timestamp.nullable(),
+});
+
 export const UserJson = z.strictObject({ id: Id, name: z.string(), email: z.string(), role: z.enum(["admin", "user"]), created_at: Timestamp });
 export const CreatedUserJson = UserJson.extend({ api_key: z.string().describe("shown once") });
 export const ApiKeyJson = z.strictObject({ api_key: z.string().describe("shown once; the key of the request is revoked") });
@@ -103,6 +127,7 @@ export const ApiKeyJson = z.strictObject({ api_key: z.string().describe("shown o
 /** CONTRACT §2 envelopes. */
 export const oneEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(200) });
 export const createdEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(201) });
+export const acceptedEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(202) });
 
 const PageUrl = z.string().describe("absolute URL keeping every filter of the request");
 export const listEnvelope = <T extends z.ZodType>(item: T) =>

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import { createUser, deleteUser, getAccount, listUsers, rotateApiKey } from "@shortener/core";
+import { createUser, CreateUserInput, deleteUser, getAccount, listUsers, ListUsersInput, rotateApiKey } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { sendDeleted, sendList, sendOne } from "../http/envelope.ts";
+import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
 import { toUserJson } from "../serialize/users.ts";
 
@@ -21,9 +22,9 @@ export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   resource(app, "/users", {
-    GET: async (request, reply) => sendList(request, reply, await listUsers({ ctx: ctxOf(deps, request), input: request.query as never }), toUserJson),
+    GET: async (request, reply) => sendList(request, reply, await listUsers({ ctx: ctxOf(deps, request), input: formInput(ListUsersInput, request.query) }), toUserJson),
     POST: async (request, reply) => {
-      const { user, apiKey } = await createUser({ ctx: ctxOf(deps, request), input: (request.body ?? {}) as never });
+      const { user, apiKey } = await createUser({ ctx: ctxOf(deps, request), input: formInput(CreateUserInput, request.body) });
       return sendOne(reply, { ...toUserJson(user), api_key: apiKey }, 201);
     },
   });

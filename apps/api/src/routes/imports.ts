@@ -7,12 +7,13 @@ import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import { CsvFormatError, summarizeCsv } from "@shortener/csv";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { createImport, ERRORS_CSV_HEADER, formatErrorsCsv, getImport, listImports, SOURCE_PART_CHARS, streamImportErrors, ValidationError } from "@shortener/core";
+import { createImport, CreateImportInput, ERRORS_CSV_HEADER, formatErrorsCsv, getImport, listImports, ListImportsInput, SOURCE_PART_CHARS, streamImportErrors, ValidationError } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, toErrorResponse } from "../errors.ts";
 import { ctxOf } from "../http/auth.ts";
 import { readTextParts } from "../http/csv-upload.ts";
 import { sendList } from "../http/envelope.ts";
+import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
 import { importJson } from "../serialize/imports.ts";
 
@@ -97,7 +98,7 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
   }
 
   resource(app, "/imports", {
-    GET: async (request, reply) => sendList(request, reply, await listImports({ ctx: ctxOf(deps, request), input: request.query as never }), (job) => importJson(job)),
+    GET: async (request, reply) => sendList(request, reply, await listImports({ ctx: ctxOf(deps, request), input: formInput(ListImportsInput, request.query) }), (job) => importJson(job)),
     POST: async (request, reply) => {
       const ctx = ctxOf(deps, request);
       const dir = await mkdtemp(join(tmpdir(), "shortener-upload-"));
@@ -116,11 +117,11 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
         const key = request.headers["idempotency-key"];
         const { job, isNew } = await createImport({
           ctx,
-          input: {
+          input: formInput(CreateImportInput, {
             total_rows: upload.rows,
-            ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId as never } : {}),
+            ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId } : {}),
             ...(typeof key === "string" && key !== "" ? { idempotency_key: key } : {}),
-          },
+          }),
           // Reads of 1 MiB: parts of up to SOURCE_PART_CHARS each, as createImport stores them.
           sourceParts: readTextParts(path, SOURCE_PART_CHARS / 2),
         });

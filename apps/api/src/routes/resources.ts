@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { sendDeleted, sendList, sendOne } from "../http/envelope.ts";
+import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
 import * as resources from "../resources.ts";
 import type { ResourceObject, ResourceSpec } from "../resources.ts";
@@ -10,17 +11,19 @@ import type { Serializers } from "../serialize/resources.ts";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type * as core from "@shortener/core";
 
-/** The five REST operations of one resource (CONTRACT §2, §4, §5): thin — parse, core verb, serialise. */
+/**
+ * The five REST operations of one resource (CONTRACT §2, §4, §5): thin — decode (form strings into the
+ * typed values the resource's input schemas take), core verb, serialise.
+ */
 function crud<T, J, O extends ResourceObject>(app: FastifyInstance, deps: ApiDeps, spec: ResourceSpec<T, J, O, z.ZodType, z.ZodType, z.ZodType>, json: Serializers): void {
-  const { path, object, verbs } = spec;
+  const { path, object, verbs, input } = spec;
   const toJson = spec.toJson(json);
-  const body = (request: { body: unknown }) => request.body ?? {};
   resource(app, path, {
-    GET: async (request, reply) => sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: request.query }), toJson),
-    POST: async (request, reply) => sendOne(reply, toJson(await verbs.create({ ctx: ctxOf(deps, request), input: body(request) })), 201),
+    GET: async (request, reply) => sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: formInput(input.list, request.query) }), toJson),
+    POST: async (request, reply) => sendOne(reply, toJson(await verbs.create({ ctx: ctxOf(deps, request), input: formInput(input.create, request.body) })), 201),
   });
   const update: RouteHandlerMethod = async (request, reply) =>
-    sendOne(reply, toJson(await verbs.update({ ctx: ctxOf(deps, request), id: idParam(request.params), input: body(request) })));
+    sendOne(reply, toJson(await verbs.update({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(input.update, request.body) })));
   resource(app, `${path}/:id`, {
     GET: async (request, reply) => sendOne(reply, toJson(await verbs.get({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
     PUT: update,

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
-import { getStats, type StatRow } from "@shortener/core";
+import { getStats, GetStatsInput, type StatRow } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { sendList } from "../http/envelope.ts";
+import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
 
 /**
@@ -13,7 +14,7 @@ export function statsRoutes(app: FastifyInstance, deps: ApiDeps): void {
   resource(app, "/stats/:id", {
     GET: async (request, reply) => {
       const query = (request.query ?? {}) as Record<string, unknown>;
-      const page = await getStats({ ctx: ctxOf(deps, request), input: { ...query, link_id: idParam(request.params) } as never });
+      const page = await getStats({ ctx: ctxOf(deps, request), input: formInput(GetStatsInput, { ...query, link_id: idParam(request.params) }) });
       return sendList(request, reply, page, (row: StatRow) => ({ value: row.value, count: row.count }));
     },
   });

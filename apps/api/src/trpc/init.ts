@@ -8,8 +8,24 @@ import { formatTrpcError, toTrpcError } from "./errors.ts";
 /** What every procedure gets: a core context acting as the key's user, the key, the serialisers, the configured domain verbs and webhook target rules. */
 export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; webhookOptions: WebhookTargetOptions };
 
+/**
+ * The router's own context type is a handle that names nothing of the server: the router's type is
+ * what `@shortener/client` publishes, and it must not drag the database's or Fastify's types along
+ * (docs/adr/0016-builds-and-operations.md). A middleware hands the procedures the real context.
+ */
+export type TrpcRequestHandle = { readonly request: object };
+
+const contexts = new WeakMap<object, TrpcContext>();
+
+/** The handle of one request's context (createContext in plugin.ts). */
+export function contextHandle(context: TrpcContext): TrpcRequestHandle {
+  const request = {};
+  contexts.set(request, context);
+  return { request };
+}
+
 /** No data transformer: plain JSON, timestamps as strings (CONTRACT §11). No stacks, ever. */
-const t = initTRPC.context<TrpcContext>().create({ isDev: false, errorFormatter: formatTrpcError });
+const t = initTRPC.context<TrpcRequestHandle>().create({ isDev: false, errorFormatter: formatTrpcError });
 
 /** The one place errors are mapped: CoreError → TRPCError by the table of errors.ts, no per-procedure try/catch. */
 const mapErrors = t.middleware(async ({ next }) => {
@@ -18,7 +34,14 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** The request's full context, for the procedures. */
+const withContext = t.middleware(async ({ ctx, next }) => {
+  const context = contexts.get(ctx.request);
+  if (!context) throw new Error("tRPC context missing");
+  return next({ ctx: context });
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 /** Every procedure is authenticated: the context is only created for a live key (context.ts). */
-export const procedure = t.procedure.use(mapErrors);
+export const procedure = t.procedure.use(mapErrors).use(withContext);

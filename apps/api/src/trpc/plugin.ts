@@ -7,7 +7,7 @@ import { coreCtx, type Guard } from "../http/auth.ts";
 import { createSerializers } from "../serialize/resources.ts";
 import { RETRY_AFTER_SECONDS } from "../errors.ts";
 import { toTrpcError } from "./errors.ts";
-import type { TrpcContext } from "./init.ts";
+import { contextHandle, type TrpcRequestHandle } from "./init.ts";
 
 /**
  * Mounts `router` at `prefix` with fastifyTRPCPlugin. The context is created once per HTTP request,
@@ -19,10 +19,10 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
   const json = createSerializers(deps.config);
   const domains = createDomainVerbs(deps.config);
 
-  const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcContext> => {
+  const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcRequestHandle> => {
     try {
       const auth = await guard(req, res, Math.max(1, info.calls.length));
-      return { core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains, webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate } };
+      return contextHandle({ core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains, webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate } });
     } catch (error) {
       throw toTrpcError(error);
     }

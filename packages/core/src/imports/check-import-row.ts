@@ -1,6 +1,7 @@
 import { addLoopErrors } from "../domains/served.ts";
 import type { FieldErrors } from "../errors.ts";
-import { CreateLinkShape, type CreateLinkInput } from "../links/schemas.ts";
+import { coerceFormValues } from "../validation/coerce-form-values.ts";
+import { CreateLinkInput, CreateLinkShape } from "../links/schemas.ts";
 import { draftNewLink, type NewLink } from "../links/draft-link.ts";
 import { destinations } from "../links/validate-link.ts";
 import { normalizeDomainName } from "../urls/url.ts";
@@ -35,15 +36,18 @@ const UNDECODABLE = /[\u0000\ufffd]/;
 
 const parseLinkFields = createFieldsParser(CreateLinkShape);
 
-/** The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` is `;`-separated. */
-export function toLinkInput(fields: ImportFields): CreateLinkInput & Record<string, unknown> {
+/**
+ * The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` is `;`-separated, and
+ * numbers written as text become numbers where the schema takes them (`coerceFormValues`).
+ */
+export function toLinkInput(fields: ImportFields): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const column of IMPORT_COLUMNS) {
     const value = fields[column];
     if (value === undefined || value === "" || column === "domain") continue;
     input[column] = column === "pixel_ids" ? value.split(/[;,]/).map((s) => s.trim()).filter(Boolean) : value;
   }
-  return input as CreateLinkInput & Record<string, unknown>;
+  return coerceFormValues(CreateLinkInput, input) as Record<string, unknown>;
 }
 
 /**

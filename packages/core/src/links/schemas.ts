@@ -30,14 +30,14 @@ const time = z
   .string({ error: "The expiration time must be a time in the format HH:MM." })
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "The expiration time must be a time in the format HH:MM." });
 
-/** `pixel_ids[]=1&pixel_ids[]=2`, `pixel_ids[0]=1`, `pixel_ids=1,2` or a JSON array: unique ids. */
-const pixelIds = z.preprocess(
-  (v) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : typeof v === "number" ? [v] : v),
-  z
-    .array(idField("pixel id"), { error: "The pixel ids must be a list of ids." })
-    .max(MAX_TARGETS, { error: `The pixel ids may not have more than ${MAX_TARGETS} items.` })
-    .transform((ids) => [...new Set(ids)]),
-);
+/**
+ * Unique pixel ids. Forms send `pixel_ids[]=1&pixel_ids[]=2`, `pixel_ids[0]=1` or `pixel_ids=1,2`: their
+ * adapters make that an array of numbers first (`coerceFormValues`).
+ */
+const pixelIds = z
+  .array(idField("pixel id"), { error: "The pixel ids must be a list of ids." })
+  .max(MAX_TARGETS, { error: `The pixel ids may not have more than ${MAX_TARGETS} items.` })
+  .transform((ids) => [...new Set(ids)]);
 
 function group<E extends z.ZodType<{ key?: string; value: string }>>(entry: E, label: string) {
   return z
@@ -53,7 +53,7 @@ function group<E extends z.ZodType<{ key?: string; value: string }>>(entry: E, l
     });
 }
 
-const keyed = (key: z.ZodType<string>, label: string) =>
+const keyed = (key: z.ZodType<string, string>, label: string) =>
   z.object({ key, value: urlField(`${label} target URL`) }, { error: `Each ${label} target needs a key and a value.` });
 
 const countryKey = z
@@ -83,8 +83,6 @@ export const rotationTargets = group(
   "rotation",
 );
 
-const requiredUrl = z.preprocess((v) => v ?? "", urlField("url"));
-
 /** Fields that mean the same on create and update. */
 const common = {
   disabled: intEnumField("disabled", [0, 1] as const),
@@ -94,8 +92,8 @@ const common = {
 };
 
 export const CreateLinkShape = {
-  url: requiredUrl,
-  domain_id: z.preprocess((v) => v ?? undefined, idField("domain id").optional()).refine((v) => v !== undefined, { error: "The domain id field is required." }),
+  url: urlField("url"),
+  domain_id: idField("domain id", { isRequired: true }),
   alias: onCreate(alias),
   title: onCreate(textField("title", 1, 255)),
   password: onCreate(secret("password")),
@@ -119,7 +117,7 @@ export type CreateLinkInput = z.input<typeof CreateLinkInput>;
 
 /** On update every field is optional, only sent fields change, and an empty value clears a field. */
 export const UpdateLinkShape = {
-  url: z.preprocess((v) => (v === null ? "" : v), urlField("url")).optional(),
+  url: urlField("url").optional(),
   domain_id: refused("The domain id cannot be changed."),
   alias: onCreate(alias),
   title: onUpdate(textField("title", 1, 255)),
@@ -132,7 +130,11 @@ export const UpdateLinkShape = {
   expiration_url: onUpdate(urlField("expiration url")),
   expiration_date: onUpdate(date),
   expiration_time: onUpdate(time),
-  expiration_clicks: z.preprocess((v) => (v === null ? 0 : v), common.expiration_clicks).optional(),
+  /** An empty value (null) clears the limit: 0. */
+  expiration_clicks: common.expiration_clicks
+    .nullable()
+    .optional()
+    .transform((v) => (v === null ? 0 : v)),
   target_type: onCreate(common.target_type),
   country: onUpdate(countryTargets),
   platform: onUpdate(platformTargets),

@@ -9,8 +9,8 @@ const value = textField("value", 1, 255).regex(/^[A-Za-z0-9_-]+$/, { error: "The
 
 export const CreatePixelShape = {
   name,
-  type: z.preprocess((v) => v ?? undefined, z.string({ error: "The type field is required." }).pipe(type)),
-  value: z.preprocess((v) => v ?? undefined, z.string({ error: "The value field is required." }).pipe(value)),
+  type: z.string({ error: "The type field is required." }).pipe(type),
+  value: z.string({ error: "The value field is required." }).pipe(value),
 };
 export const CreatePixelInput = z.object(CreatePixelShape);
 export type CreatePixelInput = z.input<typeof CreatePixelInput>;

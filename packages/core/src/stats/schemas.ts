@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PER_PAGE_VALUES } from "../lists/pagination.ts";
-import { defaulted, idField, intEnumField, intField, stringEnumField } from "../validation/fields.ts";
+import { defaulted, idField, intEnumField, intField, onCreate, stringEnumField } from "../validation/fields.ts";
 
 /** The series of CONTRACT §8, in the order the API documents them. */
 export const STAT_NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;
@@ -24,13 +24,10 @@ export function isCalendarDate(value: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
 }
 
-/** An optional `YYYY-MM-DD`; an empty form value counts as not sent. */
+/** An optional `YYYY-MM-DD`; an empty form value (null) counts as not sent. */
 function dateField(label: string) {
   const message = `The ${label} date must be a date in the format YYYY-MM-DD.`;
-  return z.preprocess(
-    (v) => (v === "" || v === null ? undefined : v),
-    z.string({ error: message }).refine(isCalendarDate, { error: message }).optional(),
-  );
+  return onCreate(z.string({ error: message }).refine((value) => value === "" || isCalendarDate(value), { error: message })).transform((v) => (v === "" ? undefined : v));
 }
 
 /** A date range as the stats API and page take it (`from`/`to`, UTC days, both included). */
@@ -49,6 +46,6 @@ export const GetStatsInput = z.object({
   name: stringEnumField("name", STAT_NAMES),
   ...StatsRangeInput.shape,
   page: defaulted(intField("page", { min: 1, max: 1_000_000 }), 1),
-  per_page: z.preprocess((v) => (v === "" || v === null ? undefined : v), intEnumField("per page", PER_PAGE_VALUES).optional()),
+  per_page: onCreate(intEnumField("per page", PER_PAGE_VALUES)),
 });
 export type GetStatsInput = z.input<typeof GetStatsInput>;

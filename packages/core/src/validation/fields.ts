@@ -18,32 +18,31 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   return result.data;
 }
 
-/** Integer from a number or a decimal string (forms send strings). */
-export function intField(label: string, options: { min?: number; max?: number } = {}) {
+/**
+ * An integer (a JSON number). Forms and CSV send strings: their adapters turn decimal strings into
+ * numbers first (`coerceFormValues`), so a typed caller sees `number` as the input type.
+ * `isRequired`: a missing value says "The … field is required." instead of "must be an integer".
+ */
+export function intField(label: string, options: { min?: number; max?: number; isRequired?: boolean } = {}) {
   const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = options;
-  return z.preprocess(
-    (v) => (typeof v === "string" && /^-?\d+$/.test(v.trim()) ? Number(v.trim()) : v),
-    z
-      .number({ error: `The ${label} must be an integer.` })
-      .int({ error: `The ${label} must be an integer.` })
-      .min(min, { error: `The ${label} must be at least ${min}.` })
-      .max(max, { error: `The ${label} must not be greater than ${max}.` }),
-  );
+  const notInteger = `The ${label} must be an integer.`;
+  return z
+    .number({ error: (issue) => (options.isRequired && (issue.input === undefined || issue.input === null) ? `The ${label} field is required.` : notInteger) })
+    .int({ error: notInteger })
+    .min(min, { error: `The ${label} must be at least ${min}.` })
+    .max(max, { error: `The ${label} must not be greater than ${max}.` });
 }
 
-/** A positive integer id, as forms and JSON send it. */
-export function idField(label: string) {
-  return intField(label, { min: 1, max: 2_147_483_647 });
+/** A positive integer id. */
+export function idField(label: string, options: { isRequired?: boolean } = {}) {
+  return intField(label, { min: 1, max: 2_147_483_647, ...options });
 }
 
-/** One of a fixed list of integers (forms send them as strings). */
+/** One of a fixed list of integers. */
 export function intEnumField<const T extends readonly number[]>(label: string, values: T) {
-  return z.preprocess(
-    (v) => (typeof v === "string" && /^\d+$/.test(v.trim()) ? Number(v.trim()) : v),
-    z.union(values.map((n) => z.literal(n)) as unknown as [z.ZodLiteral<T[number]>], {
-      error: `The ${label} must be one of ${values.join(", ")}.`,
-    }),
-  ) as unknown as z.ZodType<T[number], unknown>;
+  return z.union(values.map((n) => z.literal(n)) as unknown as [z.ZodLiteral<T[number]>], {
+    error: `The ${label} must be one of ${values.join(", ")}.`,
+  }) as unknown as z.ZodType<T[number], T[number]>;
 }
 
 export function stringEnumField<const T extends readonly [string, ...string[]]>(label: string, values: T) {

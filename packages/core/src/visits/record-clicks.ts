@@ -1,6 +1,5 @@
 import { sql } from "drizzle-orm";
 import { pgArray, type Db, type RollupDimension } from "@shortener/db";
-import type { SystemCtx } from "../context.ts";
 import { subscribedSql } from "../webhooks/record-event.ts";
 
 /**

@@ -1,0 +1,96 @@
+import type { z } from "zod";
+
+/**
+ * Form values → the types a schema takes. HTML forms, query strings and CSV cells carry only strings;
+ * core's schemas take typed values (an id is a number, `pixel_ids` an array of numbers), so that the
+ * typed clients (tRPC) get real input types. The adapters that read strings (REST's form and query
+ * decoding, the import rows) run their values through this first: guided by the schema, a decimal
+ * string becomes a number where the schema takes a number (or an integer literal), and a
+ * comma-separated string or a single number becomes an array where it takes an array of numbers.
+ * Anything else is left as it is, for the schema to accept or refuse with its own message.
+ */
+export function coerceFormValues(schema: z.ZodType, value: unknown): unknown {
+  if (value === undefined || value === null) return value;
+  const def = defOf(schema);
+  switch (def.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "nonoptional":
+    case "readonly":
+    case "catch":
+      return coerceFormValues(def.innerType as z.ZodType, value);
+    case "pipe": {
+      // `.transform(f)` is a pipe into a transform: the input side decides. A pipe out of a transform
+      // (a preprocess) takes what the transform makes: the output side decides.
+      const input = def.in as z.ZodType;
+      return coerceFormValues(defOf(input).type === "transform" ? (def.out as z.ZodType) : input, value);
+    }
+    case "lazy":
+      return coerceFormValues((def.getter as () => z.ZodType)(), value);
+    case "number":
+    case "literal":
+    case "union":
+      return isNumeric(schema) ? toNumber(value) : value;
+    case "array": {
+      const element = def.element as z.ZodType;
+      let list = value;
+      if (isNumeric(element)) {
+        if (typeof list === "string") list = list.split(",").map((s) => s.trim()).filter(Boolean);
+        else if (typeof list === "number") list = [list];
+      }
+      return Array.isArray(list) ? list.map((item) => coerceFormValues(element, item)) : list;
+    }
+    case "object": {
+      if (typeof value !== "object" || Array.isArray(value)) return value;
+      const shape = def.shape as Record<string, z.ZodType>;
+      const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+      for (const [key, field] of Object.entries(shape)) if (Object.hasOwn(out, key)) out[key] = coerceFormValues(field, out[key]);
+      return out;
+    }
+    default:
+      return value;
+  }
+}
+
+type Def = { type: string; [key: string]: unknown };
+
+function defOf(schema: z.ZodType): Def {
+  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+}
+
+const DECIMAL_INTEGER = /^-?\d+$/;
+
+function toNumber(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const trimmed = value.trim();
+  return DECIMAL_INTEGER.test(trimmed) ? Number(trimmed) : value;
+}
+
+/** True when the schema takes a number: a number, an integer literal, or a union of those (through wrappers). */
+function isNumeric(schema: z.ZodType): boolean {
+  const def = defOf(schema);
+  switch (def.type) {
+    case "number":
+      return true;
+    case "literal":
+      return (def.values as unknown[]).length > 0 && (def.values as unknown[]).every((v) => typeof v === "number");
+    case "union":
+      return (def.options as z.ZodType[]).every(isNumeric);
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "nonoptional":
+    case "readonly":
+    case "catch":
+      return isNumeric(def.innerType as z.ZodType);
+    case "pipe": {
+      const input = def.in as z.ZodType;
+      return isNumeric(defOf(input).type === "transform" ? (def.out as z.ZodType) : input);
+    }
+    default:
+      return false;
+  }
+}

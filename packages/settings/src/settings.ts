@@ -1,0 +1,121 @@
+import { isIP } from "node:net";
+import { z } from "zod";
+import { normalizeDomainName } from "@shortener/core";
+
+/*
+ * Every setting of CONTRACT §13 in one table, read from the environment by the launcher (`pnpm start`)
+ * and by the importer's CLI, each through `parseSettings`. To add a setting, add one entry to
+ * `Settings` below (and a row to README.md, docs/configuration.md and .env.example); each entry point
+ * picks the names it reads. Values arrive as strings; an empty value counts as unset.
+ */
+
+const intMessage = (min: number, max: number) => `must be an integer from ${min} to ${max}`;
+
+/** A decimal integer from `min` to `max`. */
+export const intSetting = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { error: intMessage(min, max) })
+    .transform(Number)
+    .pipe(z.number().min(min, { error: intMessage(min, max) }).max(max, { error: intMessage(min, max) }));
+
+/** One of `values`. */
+export const enumSetting = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(", ")}` });
+
+/** A comma list of distinct entries, each one of `values`. */
+export const listSetting = <const T extends string>(values: readonly T[]) =>
+  z.string().transform((value, ctx) => {
+    const list = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
+    const bad = list.find((s) => !values.includes(s as T));
+    if (bad !== undefined || !list.length) {
+      ctx.addIssue({ code: "custom", message: `must be a comma list of ${values.join(", ")} (bad entry "${bad ?? ""}")` });
+      return z.NEVER;
+    }
+    return list as T[];
+  });
+
+const trustProxy = z.string().transform((value, ctx) => {
+  if (value === "true") return true;
+  if (value === "false") return false;
+  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = list.find((item) => !isIP(item.split("/")[0] ?? "") && !["loopback", "linklocal", "uniquelocal"].includes(item));
+  if (bad || !list.length) {
+    ctx.addIssue({ code: "custom", message: `must be true, false or a comma list of addresses or CIDR ranges (bad entry "${bad ?? ""}")` });
+    return z.NEVER;
+  }
+  return list;
+});
+
+const isPort = (port: string | undefined) => port === undefined || (/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535);
+
+/** `ip`, `ipv4:port` or `[ipv6]:port`, as node:dns `setServers` takes them. */
+function isDnsServer(item: string): boolean {
+  if (isIP(item)) return true;
+  const ipv6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
+  if (ipv6) return isIP(ipv6[1] ?? "") === 6 && isPort(ipv6[2]);
+  const ipv4 = /^([\d.]+):(\d+)$/.exec(item);
+  return !!ipv4 && isIP(ipv4[1] ?? "") === 4 && isPort(ipv4[2]);
+}
+
+/** The resolvers of domain verification (CONTRACT §14): a comma list. */
+const dnsServers = z.string().transform((value, ctx) => {
+  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const bad = list.find((item) => !isDnsServer(item));
+  if (bad !== undefined || !list.length) {
+    ctx.addIssue({ code: "custom", message: `must be a comma list of ip, ip:port or [ipv6]:port (bad entry "${bad ?? ""}")` });
+    return z.NEVER;
+  }
+  return list;
+});
+
+/** Host names (no port), or `*.name` for every subdomain of name; stored lower-case, IDN as punycode. */
+const reservedHosts = z.string().transform((value, ctx) => {
+  const list: string[] = [];
+  for (const item of value.split(",").map((s) => s.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean)) {
+    const wildcard = item.startsWith("*.");
+    const name = normalizeDomainName(wildcard ? item.slice(2) : item);
+    if (!name || name.includes(":")) {
+      ctx.addIssue({ code: "custom", message: `must be a comma list of host names without a port, or *.name (bad entry "${item}")` });
+      return z.NEVER;
+    }
+    list.push(wildcard ? `*.${name}` : name);
+  }
+  return list;
+});
+
+export const SERVICE_NAMES = ["api", "redirect", "importer"] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Every setting, all optional (CONTRACT §13, §16). */
+export const Settings = z.object({
+  PORT: intSetting(1, 65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, { error: "must be a postgres:// or postgresql:// URL" }).optional(),
+  DATABASE_POOL_SIZE: intSetting(1, 1000).default(10),
+  ADMIN_API_KEY: z.string().regex(/^[\x21-\x7e]{32,256}$/, { error: "must be 32 to 256 printable characters without spaces" }).optional(),
+  SHORT_URL_SCHEME: enumSetting(["http", "https"]).optional(),
+  REDIRECT_STATUS: enumSetting(["301", "302", "307", "308"]).default("302").transform((s) => Number(s) as 301 | 302 | 307 | 308),
+  RATE_LIMIT_PER_MINUTE: intSetting(1, 1_000_000).default(120),
+  TRUST_PROXY: trustProxy.optional(),
+  GEO_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { error: "must be a header name" }).transform((s) => s.toLowerCase()).optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, { error: "must be a redis:// or rediss:// URL" }).optional(),
+  SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
+  SERVICES: listSetting(SERVICE_NAMES).default([...SERVICE_NAMES]),
+  IMPORT_MAX_BYTES: intSetting(1024, 2 ** 31 - 1).default(50 * 1024 * 1024),
+  IMPORT_MAX_ROWS: intSetting(1, 100_000_000).default(1_000_000),
+  IMPORT_BATCH_SIZE: intSetting(1, 50_000).optional(),
+  /** CONTRACT §14: `dns` (a non-admin's domain serves once its TXT record is found) or `off`. */
+  DOMAIN_VERIFICATION: z.enum(["dns", "off"], { error: "must be dns or off" }).default("dns"),
+  DNS_SERVERS: dnsServers.optional(),
+  RESERVED_HOSTS: reservedHosts.default([]),
+  /** `1`: webhooks may target private and loopback addresses (CONTRACT §18); the API and the worker read it. */
+  WEBHOOK_ALLOW_PRIVATE: enumSetting(["0", "1"]).default("0").transform((value) => value === "1"),
+  LOG_LEVEL: enumSetting(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Serve Prometheus `/metrics` on HOST at this port (CONTRACT §16); unset: no metrics. */
+  METRICS_PORT: intSetting(1, 65535).optional(),
+  /** `api`: one JSON line per API request; `all`: visits too; `off` (CONTRACT §16). */
+  ACCESS_LOG: enumSetting(["api", "all", "off"]).default("api"),
+});
+export type Settings = z.output<typeof Settings>;
