@@ -80,6 +80,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         passwordAttempts: { max: 10, windowMs: 15 * 60_000 },
         clickBuffer: DEFAULT_CLICK_BUFFER,
         cache: DEFAULT_CACHE,
+        shortUrlScheme: env.SHORT_URL_SCHEME,
       },
     });
     if (runs.has("redirect")) await redirect.start();

@@ -72,3 +72,10 @@ export {
 } from "./imports/run-import.ts";
 export { createAttemptLimiter, type AttemptLimiter } from "./shared/attempt-limiter.ts";
 export { hasPassCookie, passCookieHeader, readCookie, signPass } from "./shared/pass-cookie.ts";
+export { domainUrlOf, shortUrlOf, type UrlScheme } from "./links/short-url.ts";
+export { QrOptionsInput, QR_ECC_LEVELS, QR_FORMATS, QR_MAX_MARGIN, QR_MAX_SIZE, QR_MIN_SIZE, type QrEcc, type QrFormat, type QrOptions } from "./qr/schemas.ts";
+export { renderQr, type QrImage } from "./qr/render-qr.ts";
+export { createQrCache, DEFAULT_QR_CACHE, type QrCache, type QrCacheOptions } from "./qr/qr-cache.ts";
+export { ExportLinksInput, ExportLinksPageInput, EXPORT_PAGE_MAX } from "./links/schemas.ts";
+export { EXPORT_COLUMNS, exportLinksPage, streamLinkExport, type ExportPage, type ExportRow } from "./links/export-links.ts";
+export { type ImportColumn } from "./imports/schemas.ts";

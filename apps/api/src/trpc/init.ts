@@ -1,12 +1,12 @@
 import { initTRPC } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
-import type { Ctx } from "@shortener/core";
+import type { Ctx, QrCache } from "@shortener/core";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
-/** What every procedure gets: a core context acting as the key's user, the key, the serialisers, and the configured domain verbs. */
-export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs };
+/** What every procedure gets: a core context acting as the key's user, the key, the serialisers, the configured domain verbs, and the QR codes. */
+export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; qr: QrCache };
 
 /** No data transformer: plain JSON, timestamps as strings (CONTRACT §11). No stacks, ever. */
 const t = initTRPC.context<TrpcContext>().create({ isDev: false, errorFormatter: formatTrpcError });
@@ -19,6 +19,7 @@ const mapErrors = t.middleware(async ({ next }) => {
 });
 
 export const router = t.router;
+export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 /** Every procedure is authenticated: the context is only created for a live key (context.ts). */
 export const procedure = t.procedure.use(mapErrors);
