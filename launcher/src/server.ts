@@ -226,6 +226,7 @@ export async function startServer(env: Env, logger: Logger, options: StartOption
           passwordAttempts: { max: 10, windowMs: 15 * 60_000 },
           clickBuffer: DEFAULT_CLICK_BUFFER,
           cache: DEFAULT_CACHE,
+          shortUrlScheme: env.SHORT_URL_SCHEME,
         },
         ...(metrics ? { clickEvents: metrics.clickEvents } : {}),
         ...(onVisit.length ? { onVisitDone: onVisit.length === 1 ? onVisit[0] : (record) => onVisit.forEach((f) => f(record)) } : {}),

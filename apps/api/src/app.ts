@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
-import { SERVICE_PATHS } from "@shortener/core";
+import { createQrCache, SERVICE_PATHS } from "@shortener/core";
 import { sql } from "@shortener/db";
 import type { ApiDeps } from "./deps.ts";
 import { createDomainVerbs } from "./domain-policy.ts";
@@ -12,6 +12,7 @@ import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { publicStatsRoutes } from "./routes/public-stats.ts";
 import { importRoutes } from "./routes/imports.ts";
+import { linkToolRoutes } from "./routes/link-tools.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
@@ -115,6 +116,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const guard = createGuard(deps, await registerRateLimits(app, deps.config), keys);
 
   const serializers = createSerializers(deps.config);
+  const qr = createQrCache();
   const domainVerbs = createDomainVerbs(deps.config);
   await app.register(
     async (api) => {
@@ -125,6 +127,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       api.setNotFoundHandler(notFound);
       accountRoutes(api, deps);
       resourceRoutes(api, deps, serializers, domainVerbs);
+      linkToolRoutes(api, deps, serializers, qr);
       statsRoutes(api, deps);
       webhookRoutes(api, deps);
       await api.register(async (imports) => importRoutes(imports, deps));
@@ -135,7 +138,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   // Public: the OpenAPI document and its reference page, without a key (CONTRACT §16).
   openApiRoutes(app);
 
-  await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc" });
+  await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc", qr });
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
   publicStatsRoutes(app, deps, serializers, keys);
 

@@ -1,3 +1,4 @@
+import type { QrCacheOptions, UrlScheme } from "@shortener/core";
 import type { Database } from "@shortener/db";
 import type { CacheOptions } from "./cache.ts";
 import type { ClickBufferOptions } from "./clicks.ts";
@@ -15,6 +16,10 @@ export type RedirectConfig = {
   passwordAttempts: { max: number; windowMs: number };
   clickBuffer: ClickBufferOptions;
   cache: CacheOptions;
+  /** Scheme of the `short_url` a QR code encodes, as the API's SHORT_URL_SCHEME; undefined: https, http for localhost and IPs. */
+  shortUrlScheme?: UrlScheme | undefined;
+  /** Drawn QR codes kept in memory; omitted: DEFAULT_QR_CACHE. */
+  qrCache?: QrCacheOptions;
 };
 
 /** One answered visit, as the access log (`ACCESS_LOG=all`) and the metrics see it: never the query string. */

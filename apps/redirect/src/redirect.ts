@@ -9,6 +9,7 @@ import { loadGeoIp } from "./geoip.ts";
 import { createLimitedCounter } from "./limited.ts";
 import { DISABLED_PAGE, MESSAGE_PAGE_CSP, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNAVAILABLE_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
 import { hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
+import { createQrResponder } from "./qr.ts";
 import { createRequestFacts } from "./request-facts.ts";
 import { sendExpired, sendMethodNotAllowed, sendNotFound, sendPage, sendRedirect } from "./respond.ts";
 import { parseVisitPath } from "./visit-path.ts";
@@ -40,6 +41,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   const deliver = createDelivery({ config, facts, limited: createLimitedCounter(clicksDb, deps.now), clicks });
   const attempts = createAttemptLimiter({ ...config.passwordAttempts, now: () => deps.now().getTime() });
   const { clientIp, isSecure } = facts;
+  const sendQr = createQrResponder(config, deps.now);
 
   /** Step 6, POST: the password form's answer. */
   async function submitPassword(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string): Promise<void> {
@@ -84,6 +86,10 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     }
     if (path.kind === "none") return sendNotFound(res, domain, isHead);
     const { query } = path;
+    if (path.kind === "qr") {
+      const found = resolver.link(domain.id, path.alias);
+      return found instanceof Promise ? found.then((link) => sendQr(req, res, domain, link, query)) : sendQr(req, res, domain, found, query);
+    }
     const link = resolver.link(domain.id, path.alias);
     return link instanceof Promise ? link.then((found) => visitLink(req, res, domain, found, query)) : visitLink(req, res, domain, link, query);
   }

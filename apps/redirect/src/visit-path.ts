@@ -2,9 +2,15 @@ import { isAliasShaped } from "@shortener/core";
 
 /**
  * Steps 1–2 of CONTRACT §7 for a request target: the domain's index (`/`), an alias (one trailing `/`
- * allowed), or a path no alias can have; and the visitor's query string, passed on to the destination.
+ * allowed), an alias's QR code (`/{alias}/qr`, CONTRACT §17: an alias has no `/`, so this shadows
+ * none), or a path no alias can have; and the query string (the visitor's, passed on to the destination,
+ * or the QR code's options).
  */
-export type VisitPath = { kind: "index"; query: string } | { kind: "alias"; alias: string; query: string } | { kind: "none"; query: string };
+export type VisitPath =
+  | { kind: "index"; query: string }
+  | { kind: "alias"; alias: string; query: string }
+  | { kind: "qr"; alias: string; query: string }
+  | { kind: "none"; query: string };
 
 export function parseVisitPath(url: string): VisitPath {
   const q = url.indexOf("?");
@@ -13,5 +19,7 @@ export function parseVisitPath(url: string): VisitPath {
   if (path === "/") return { kind: "index", query };
   if (path.length > 2 && path.endsWith("/")) path = path.slice(0, -1);
   const alias = path.slice(1);
-  return isAliasShaped(alias) ? { kind: "alias", alias, query } : { kind: "none", query };
+  if (isAliasShaped(alias)) return { kind: "alias", alias, query };
+  if (alias.endsWith("/qr") && isAliasShaped(alias.slice(0, -3))) return { kind: "qr", alias: alias.slice(0, -3), query };
+  return { kind: "none", query };
 }

@@ -1,4 +1,4 @@
-import { isLocalOrIp, verificationRecordOf, type Domain, type Link, type Pixel, type Space } from "@shortener/core";
+import { domainUrlOf, shortUrlOf, verificationRecordOf, type Domain, type Link, type Pixel, type Space } from "@shortener/core";
 import type { ApiConfig } from "../deps.ts";
 
 /** REST's and tRPC's JSON for each resource (CONTRACT §3): snake_case, typed values, null when not set. */
@@ -7,10 +7,10 @@ export type Serializers = ReturnType<typeof createSerializers>;
 const iso = (d: Date) => d.toISOString();
 
 export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
-  const domainUrl = (name: string) => `${config.shortUrlScheme ?? (isLocalOrIp(name) ? "http" : "https")}://${name}`;
+  const domainUrl = (name: string) => domainUrlOf(name, config.shortUrlScheme);
 
-  /** `short_url` of a link on the named domain. */
-  const shortUrl = (domainName: string, alias: string) => `${domainUrl(domainName)}/${alias}`;
+  /** `short_url` of a link on the named domain (the visitor side's QR codes encode the same). */
+  const shortUrl = (domainName: string, alias: string) => shortUrlOf(domainName, alias, config.shortUrlScheme);
 
   const domain = (d: Domain) => ({
     id: d.id,

@@ -1,12 +1,12 @@
 import { initTRPC } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
-import type { Ctx, WebhookTargetOptions } from "@shortener/core";
+import type { Ctx, QrCache, WebhookTargetOptions } from "@shortener/core";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
-/** What every procedure gets: a core context acting as the key's user, the key, the serialisers, the configured domain verbs and webhook target rules. */
-export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; webhookOptions: WebhookTargetOptions };
+/** What every procedure gets: a core context acting as the key's user, the key, the serialisers, the configured domain verbs, webhook target rules and the QR codes. */
+export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; webhookOptions: WebhookTargetOptions; qr: QrCache };
 
 /**
  * The router's own context type is a handle that names nothing of the server: the router's type is
@@ -42,6 +42,7 @@ const withContext = t.middleware(async ({ ctx, next }) => {
 });
 
 export const router = t.router;
+export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 /** Every procedure is authenticated: the context is only created for a live key (context.ts). */
 export const procedure = t.procedure.use(mapErrors).use(withContext);

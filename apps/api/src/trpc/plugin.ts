@@ -1,6 +1,7 @@
 import type { AnyRouter } from "@trpc/server";
 import { fastifyRequestHandler, fastifyTRPCPlugin, type CreateFastifyContextOptions, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance } from "fastify";
+import { createQrCache, type QrCache } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { createDomainVerbs } from "../domain-policy.ts";
 import { coreCtx, type Guard } from "../http/auth.ts";
@@ -14,15 +15,15 @@ import { contextHandle, type TrpcRequestHandle } from "./init.ts";
  * through the same guard as REST: the same key, the same limits (a batch counts each of its calls).
  * Its failures reach every call of the batch as tRPC errors (401 UNAUTHORIZED, 429 TOO_MANY_REQUESTS).
  */
-export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDeps; guard: Guard; router: AnyRouter; prefix: string }): Promise<void> {
-  const { deps, guard, router, prefix } = options;
+export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDeps; guard: Guard; router: AnyRouter; prefix: string; qr?: QrCache }): Promise<void> {
+  const { deps, guard, router, prefix, qr = createQrCache() } = options;
   const json = createSerializers(deps.config);
   const domains = createDomainVerbs(deps.config);
 
   const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcRequestHandle> => {
     try {
       const auth = await guard(req, res, Math.max(1, info.calls.length));
-      return contextHandle({ core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains, webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate } });
+      return contextHandle({ core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains, webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate }, qr });
     } catch (error) {
       throw toTrpcError(error);
     }

@@ -1,5 +1,6 @@
 import { accountRouter, usersRouter } from "./account.ts";
-import { router } from "./init.ts";
+import { mergeRouters, router } from "./init.ts";
+import { linkToolsRouter } from "./link-tools.ts";
 import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resources.ts";
 import { importsRouter } from "./imports.ts";
 import { statsRouter } from "./stats.ts";
@@ -7,7 +8,7 @@ import { webhooksRouter } from "./webhooks.ts";
 
 /** The tRPC API at `/trpc` (CONTRACT §11). */
 export const appRouter = router({
-  links: linksRouter,
+  links: mergeRouters(linksRouter, linkToolsRouter),
   domains: domainsRouter,
   spaces: spacesRouter,
   pixels: pixelsRouter,

@@ -4,6 +4,7 @@ import { coerceFormValues } from "../validation/coerce-form-values.ts";
 import { CreateLinkInput, CreateLinkShape } from "../links/schemas.ts";
 import { draftNewLink, type NewLink } from "../links/draft-link.ts";
 import { destinations } from "../links/validate-link.ts";
+import { isPasswordHash } from "../secrets/hash.ts";
 import { normalizeDomainName } from "../urls/url.ts";
 import { addError, createFieldsParser } from "../validation/fields.ts";
 import type { RowError } from "./import-job.ts";
@@ -44,7 +45,7 @@ export function toLinkInput(fields: ImportFields): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   for (const column of IMPORT_COLUMNS) {
     const value = fields[column];
-    if (value === undefined || value === "" || column === "domain") continue;
+    if (value === undefined || value === "" || column === "domain" || column === "password_hash" || column === "privacy_password_hash") continue;
     input[column] = column === "pixel_ids" ? value.split(/[;,]/).map((s) => s.trim()).filter(Boolean) : value;
   }
   return coerceFormValues(CreateLinkInput, input) as Record<string, unknown>;
@@ -87,7 +88,9 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
   if (v.domain_id !== undefined && row.fields.domain_id && domainName && scope.domainNames.get(v.domain_id) !== domainName) {
     addError(errors, "domain", "The domain and the domain id name different domains.");
   }
-  const draft = draftNewLink(v, now, errors);
+  const passwordHash = storedHash(row.fields, "password", errors);
+  const privacyPasswordHash = storedHash(row.fields, "privacy_password", errors);
+  const draft = draftNewLink(v, now, errors, { hasPrivacyPasswordHash: privacyPasswordHash !== null });
   if (v.domain_id !== undefined && !scope.domainNames.has(v.domain_id)) addError(errors, "domain_id", "The selected domain id is invalid.");
   if (v.space_id !== undefined && !scope.spaceIds.has(v.space_id)) addError(errors, "space_id", "The selected space id is invalid.");
   if (v.pixel_ids?.some((id) => !scope.pixelIds.has(id))) addError(errors, "pixel_ids", "The selected pixel ids are invalid.");
@@ -95,7 +98,26 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
   if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors) };
 
   const { targetType: _type, countryTarget: _country, platformTarget: _platform, languageTarget: _language, rotationTarget: _rotation, ...link } = draft;
-  return { ok: true, row: { ...link, line: row.line, passwordHash: null, privacyPasswordHash: null } };
+  return { ok: true, row: { ...link, line: row.line, passwordHash, privacyPasswordHash } };
+}
+
+/**
+ * `password_hash` / `privacy_password_hash`: a hash as an export writes it, stored as it is (its row then
+ * has no clear password to hash). Either the password or its hash, not both; anything but our own hash
+ * format is refused. Taking a hash grants nothing a password would not: it only sets what opens the link.
+ */
+function storedHash(fields: ImportFields, column: "password" | "privacy_password", errors: FieldErrors): string | null {
+  const value = fields[`${column}_hash`];
+  if (value === undefined || value === "") return null;
+  if (fields[column]) {
+    addError(errors, `${column}_hash`, `Send either the ${column.replace("_", " ")} or its hash, not both.`);
+    return null;
+  }
+  if (!isPasswordHash(value)) {
+    addError(errors, `${column}_hash`, `The ${column.replace("_", " ")} hash is not a hash this service wrote.`);
+    return null;
+  }
+  return value;
 }
 
 function toRowErrors(line: number, errors: FieldErrors): RowError[] {

@@ -5,7 +5,11 @@ import { defaulted, idField, intField, onCreate, textField } from "../validation
 export const IMPORT_STATUSES = ["queued", "running", "completed", "failed"] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 
-/** The columns of an import file (CONTRACT §12); any other column is ignored. */
+/**
+ * The columns of an import file (CONTRACT §12); any other column is ignored. An export (§17) has exactly
+ * these. `password_hash` and `privacy_password_hash` carry a stored hash instead of a password, so an
+ * export imports again with its passwords set (docs/adr/0017-link-exports.md).
+ */
 export const IMPORT_COLUMNS = [
   "url",
   "alias",
@@ -22,7 +26,10 @@ export const IMPORT_COLUMNS = [
   "expiration_date",
   "expiration_time",
   "expiration_clicks",
+  "password_hash",
+  "privacy_password_hash",
 ] as const;
+export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 
 export const CreateImportShape = {
   /** The CSV text, kept until the job finishes so a restarted worker can resume. Absent when the caller streams the file itself (the operator CLI). */

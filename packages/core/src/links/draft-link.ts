@@ -31,7 +31,7 @@ export type NewLink = LinkTargets & {
  * `errors`, and the link's values come back with every default filled in. The values mean something
  * only while `errors` stays empty; the checks against the database are the caller's.
  */
-export function draftNewLink(v: CreateLinkValues, now: Date, errors: FieldErrors): NewLink {
+export function draftNewLink(v: CreateLinkValues, now: Date, errors: FieldErrors, stored: { hasPrivacyPasswordHash?: boolean } = {}): NewLink {
   const endsAt = resolveEndsAt(v, null, now, errors);
   const targetType = v.target_type ?? 0;
   const privacy = v.privacy ?? 0;
@@ -40,7 +40,8 @@ export function draftNewLink(v: CreateLinkValues, now: Date, errors: FieldErrors
       targetType,
       groups: { country: v.country ?? null, platform: v.platform ?? null, language: v.language ?? null, rotation: v.rotation ?? null },
       privacy,
-      hasPrivacyPassword: v.privacy_password !== undefined,
+      // An import row may carry the privacy password's stored hash instead (an export's round trip).
+      hasPrivacyPassword: v.privacy_password !== undefined || stored.hasPrivacyPasswordHash === true,
     },
     errors,
   );

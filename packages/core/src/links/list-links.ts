@@ -1,13 +1,12 @@
-import { and, count, eq, exists, sql } from "drizzle-orm";
-import { linkCounts, linkPixels, links } from "@shortener/db";
+import { count, eq, sql } from "drizzle-orm";
+import { linkCounts, links } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import type { Page } from "../lists/pagination.ts";
 import { offsetOf } from "../lists/pagination.ts";
 import { parseInput } from "../validation/fields.ts";
+import { isUnfiltered, linkFilterCondition } from "./link-filters.ts";
 import { linkOrder, loadLinkPage, loadLinks, type Link } from "./load-links.ts";
 import { ListLinksInput, type ListLinksInput as ListInput } from "./schemas.ts";
-import { searchCondition } from "./search.ts";
-import { linkStatusSql } from "../expiration/link-status.ts";
 
 /** CONTRACT §5: the caller's links, filtered, sorted with ties broken by id, one page at a time. */
 export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<Link>> {
@@ -15,8 +14,7 @@ export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | u
   const now = ctx.now();
   const userId = ctx.actor.userId;
   const offset = offsetOf(p.page, p.per_page);
-  const isUnfiltered = !p.search && !p.status && !p.space_id && !p.domain_id && !p.pixel_id;
-  if (isUnfiltered) {
+  if (isUnfiltered(p)) {
     // All of a user's links: one prepared statement, the total from the trigger-kept counter.
     const data = await loadLinkPage(ctx.db, now, { userId, sortBy: p.sort_by, sort: p.sort, limit: p.per_page, offset });
     // A page past the end has no row to carry the total: read the counter separately (rare).
@@ -27,16 +25,7 @@ export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | u
       );
     return { data: [...data], total, page: p.page, perPage: p.per_page };
   }
-  const where = and(
-    eq(links.userId, userId),
-    p.search ? await searchCondition(ctx.db, p.search_by, p.search) : undefined,
-    p.status ? sql`${linkStatusSql(now)} = ${p.status}` : undefined,
-    p.space_id ? eq(links.spaceId, p.space_id) : undefined,
-    p.domain_id ? eq(links.domainId, p.domain_id) : undefined,
-    p.pixel_id
-      ? exists(ctx.db.select({ one: sql`1` }).from(linkPixels).where(and(eq(linkPixels.linkId, links.id), eq(linkPixels.pixelId, p.pixel_id))))
-      : undefined,
-  );
+  const where = await linkFilterCondition(ctx.db, userId, p, now);
   // The size of the filtered set comes from the same scan as the page.
   const data = await loadLinks(ctx.db, now, { where, orderBy: linkOrder(p.sort_by, p.sort), limit: p.per_page, offset, total: "window" });
   // A page past the end has no row to carry the total: count separately (rare).

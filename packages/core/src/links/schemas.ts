@@ -157,3 +157,23 @@ export const ListLinksInput = z.object({
   sort_by: defaulted(stringEnumField("sort by", LINK_SORTS), "id"),
 });
 export type ListLinksInput = z.input<typeof ListLinksInput>;
+
+/** Rows a page of an export (`exportLinksPage`); the streamed export reads pages of this size. */
+export const EXPORT_PAGE_MAX = 1000;
+
+/**
+ * CONTRACT §17: the export takes every filter of §5 (with the list's values and errors). Its rows come
+ * in id order, `sort` asc (the default: the order they were created in) or desc; `cursor` starts after
+ * (desc: before) that id, so an interrupted export can be resumed from the last id it received.
+ */
+export const ExportLinksInput = ListLinksInput.pick({ search: true, search_by: true, status: true, space_id: true, domain_id: true, pixel_id: true }).extend({
+  sort: defaulted(stringEnumField("sort", ["asc", "desc"]), "asc"),
+  cursor: onCreate(idField("cursor")),
+});
+export type ExportLinksInput = z.input<typeof ExportLinksInput>;
+
+/** One page of an export (tRPC `links.export`): `limit` rows at most, and the cursor of the next page. */
+export const ExportLinksPageInput = ExportLinksInput.extend({
+  limit: defaulted(intField("limit", { min: 1, max: EXPORT_PAGE_MAX }), EXPORT_PAGE_MAX),
+});
+export type ExportLinksPageInput = z.input<typeof ExportLinksPageInput>;

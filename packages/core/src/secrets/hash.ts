@@ -33,3 +33,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   );
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+/**
+ * True for a hash exactly as `hashPassword` writes it today (its parameters, a 16-byte salt, a 32-byte
+ * key). An import may carry such a hash instead of a password (an export's round trip); nothing else
+ * is taken, so an imported hash can never make a visit cost more than one of ours (a huge scrypt N).
+ */
+export function isPasswordHash(value: string): boolean {
+  return /^scrypt\$16384\$8\$1\$[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=$/.test(value);
+}

@@ -1,0 +1,159 @@
+import { freePort, openServerStorage } from "@shortener/db/testing";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { decode as decodePngFile, type DecodedPng } from "fast-png";
+import jsQRModule from "jsqr";
+import pino from "pino";
+import { chromium, type BrowserContext } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEnv } from "../src/env.ts";
+import { startServer, type RunningServer } from "../src/server.ts";
+
+/**
+ * CONTRACT §17: QR codes decoded by an independent reader. PNGs are read with fast-png (a pure-JS PNG
+ * decoder; pngjs took 2 s a 2048 px 1-bit image) and decoded with jsQR; SVGs are drawn by Debian's Chromium (playwright-core, never a downloaded browser) — the public
+ * one straight from its URL, the API's from its text — screenshotted, and decoded the same way. Every
+ * ecc level × sizes 64 and 2048 × both formats, from the public `{short_url}/qr` and the owner's API.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+// jsqr is a CommonJS bundle: Node hands its exports object over as the default import.
+const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof jsQRModule.default;
+const ADMIN_KEY = `shk_${"Q".repeat(40)}`;
+const ECC = ["L", "M", "Q", "H"] as const;
+const SIZES = [64, 2048] as const;
+const FORMATS = ["png", "svg"] as const;
+
+let server: RunningServer;
+let browser: BrowserContext;
+let base: string;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  const storage = await openServerStorage();
+  cleanups.push(() => storage.close());
+  const port = await freePort();
+  server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" }), pino({ level: "silent" }));
+  base = `http://127.0.0.1:${port}`;
+  const profile = mkdtempSync(join(tmpdir(), "shortener-chromium-"));
+  cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: { width: 2048, height: 2048 },
+    deviceScaleFactor: 1,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+async function api(method: string, path: string, form?: Record<string, string>): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+  });
+  const body = (await res.json()) as { data: unknown };
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+/** A decoded PNG's pixels as the RGBA jsQR reads: 1-bit greyscale (ours) or 8-bit grey/RGB/RGBA (Chromium's). */
+function toRgba(png: DecodedPng): Uint8ClampedArray {
+  const { width, height, depth, channels, data } = png;
+  const out = new Uint8ClampedArray(width * height * 4);
+  const rowBytes = Math.ceil((width * channels * depth) / 8);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      if (depth === 1 && channels === 1) {
+        const v = (((data[y * rowBytes + (x >> 3)] ?? 0) >> (7 - (x & 7))) & 1) * 255;
+        out[o] = out[o + 1] = out[o + 2] = v;
+      } else if (depth === 8) {
+        const i = (y * width + x) * channels;
+        const grey = channels < 3;
+        out[o] = data[i] ?? 0;
+        out[o + 1] = data[grey ? i : i + 1] ?? 0;
+        out[o + 2] = data[grey ? i : i + 2] ?? 0;
+      } else throw new Error(`unexpected PNG: depth ${depth}, ${channels} channels`);
+      out[o + 3] = 255;
+    }
+  }
+  return out;
+}
+
+/** jsQR over a PNG: the text, or null when no code is found. */
+function decodePng(bytes: Uint8Array): { text: string | null; width: number; height: number } {
+  const png = decodePngFile(bytes);
+  const found = jsQR(toRgba(png), png.width, png.height, { inversionAttempts: "dontInvert" });
+  return { text: found?.data ?? null, width: png.width, height: png.height };
+}
+
+/** Chromium draws the SVG at its own size (from `url`, or from its text); the screenshot is decoded. */
+async function decodeSvg(source: { url: string } | { svg: string }, size: number) {
+  const page = await browser.newPage();
+  try {
+    await page.setViewportSize({ width: size, height: size });
+    if ("url" in source) {
+      const response = await page.goto(source.url);
+      expect(response?.status()).toBe(200);
+      expect(response?.headers()["content-type"]).toBe("image/svg+xml; charset=utf-8");
+    } else {
+      await page.setContent(`<!doctype html><html><body style="margin:0;background:#fff">${source.svg}</body></html>`);
+    }
+    const shot = await page.screenshot({ clip: { x: 0, y: 0, width: size, height: size } });
+    return decodePng(shot);
+  } finally {
+    await page.close();
+  }
+}
+
+describe("QR codes decode to the link's short_url", () => {
+  it("every ecc level × sizes 64 and 2048 × PNG and SVG, public and through the API", async () => {
+    // A domain visitors reach at 127.0.0.1:<port>, so the short URL itself can be opened by fetch and Chromium.
+    const domain = await api("POST", "/api/v1/domains", { name: new URL(base).host });
+    const link = await api("POST", "/api/v1/links", { url: "https://example.org/qr-target", domain_id: String(domain.id), alias: "qr-Decode_1" });
+    const shortUrl = link.short_url as string;
+    expect(shortUrl).toBe(`${base}/qr-Decode_1`);
+
+    const rows: Array<{ source: string; ecc: string; size: number; format: string; image: string; decoded: string | null }> = [];
+    for (const source of ["public", "api"] as const) {
+      for (const ecc of ECC) {
+        for (const size of SIZES) {
+          for (const format of FORMATS) {
+            const query = `format=${format}&size=${size}&ecc=${ecc}`;
+            const url = source === "public" ? `${shortUrl}/qr?${query}` : `${base}/api/v1/links/${link.id}/qr?${query}`;
+            const res = await fetch(url, { headers: source === "api" ? { authorization: `Bearer ${ADMIN_KEY}` } : {} });
+            expect(res.status, url).toBe(200);
+            const bytes = Buffer.from(await res.arrayBuffer());
+            let decoded: ReturnType<typeof decodePng>;
+            if (format === "png") {
+              expect(res.headers.get("content-type")).toBe("image/png");
+              decoded = decodePng(bytes);
+            } else {
+              expect(res.headers.get("content-type")).toBe("image/svg+xml; charset=utf-8");
+              decoded = await decodeSvg(source === "public" ? { url } : { svg: bytes.toString("utf8") }, size);
+            }
+            rows.push({ source, ecc, size, format, image: `${decoded.width}×${decoded.height}`, decoded: decoded.text });
+          }
+        }
+      }
+    }
+    console.log(
+      ["QR decode table (jsQR; SVG drawn by Chromium):", "| source | ecc | size | format | image px | decoded text |", "|---|---|---|---|---|---|"]
+        .concat(rows.map((r) => `| ${r.source} | ${r.ecc} | ${r.size} | ${r.format} | ${r.image} | ${r.decoded ?? "(no code found)"} |`))
+        .join("\n"),
+    );
+    expect(rows).toHaveLength(2 * ECC.length * SIZES.length * FORMATS.length);
+    for (const row of rows) {
+      expect(row.decoded, `${row.source} ${row.ecc} ${row.size} ${row.format}`).toBe(shortUrl);
+      expect(row.image).toBe(`${row.size}×${row.size}`);
+    }
+  }, 300_000);
+});

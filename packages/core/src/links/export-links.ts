@@ -1,0 +1,100 @@
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { domains, links } from "@shortener/db";
+import type { Ctx } from "../context.ts";
+import { IMPORT_COLUMNS, type ImportColumn } from "../imports/schemas.ts";
+import { parseInput } from "../validation/fields.ts";
+import { linkFilterCondition } from "./link-filters.ts";
+import { EXPORT_PAGE_MAX, ExportLinksInput, ExportLinksPageInput } from "./schemas.ts";
+
+/** The columns of an export: exactly those an import reads (CONTRACT §12, §17), in that order. */
+export const EXPORT_COLUMNS: readonly ImportColumn[] = IMPORT_COLUMNS;
+
+/** One link as an export row: every column's cell as text, `""` when not set (as an import reads it). */
+export type ExportRow = Record<ImportColumn, string>;
+
+export type ExportPage = { rows: ExportRow[]; nextCursor: number | null };
+
+const pixelIds = sql<string | null>`(select string_agg(lp.pixel_id::text, ';' order by lp.pixel_id) from link_pixels lp where lp.link_id = ${links.id})`;
+
+/**
+ * One page of the caller's links as export rows (CONTRACT §17): every §5 filter, in id order after
+ * `cursor`, at most `limit` rows, and the cursor of the next page (null after the last). An indexed
+ * keyset read: a page costs the same at the start of a million links as at the end.
+ *
+ * What a row carries: `domain` by name (`domain_id` is left empty, so a file imports into any account
+ * or database that has a domain of that name), the space and pixel ids, the stored password hashes in
+ * `password_hash` / `privacy_password_hash` (never a clear password: none is stored), expiration in
+ * UTC. Targeting, clicks and dates of creation are not import columns, so they are not exported.
+ */
+export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportLinksPageInput }): Promise<ExportPage> {
+  const p = parseInput(ExportLinksPageInput, input);
+  const filters = await linkFilterCondition(ctx.db, ctx.actor.userId, p, ctx.now());
+  const isAsc = p.sort === "asc";
+  const after = p.cursor === undefined ? undefined : isAsc ? gt(links.id, p.cursor) : lt(links.id, p.cursor);
+  const rows = await ctx.db
+    .select({
+      id: links.id,
+      url: links.url,
+      alias: links.alias,
+      domain: domains.name,
+      title: links.title,
+      passwordHash: links.passwordHash,
+      spaceId: links.spaceId,
+      pixelIds,
+      disabled: links.disabled,
+      privacy: links.privacy,
+      privacyPasswordHash: links.privacyPasswordHash,
+      expirationUrl: links.expirationUrl,
+      endsAt: links.endsAt,
+      expirationClicks: links.expirationClicks,
+    })
+    .from(links)
+    .innerJoin(domains, eq(domains.id, links.domainId))
+    .where(and(filters, after))
+    .orderBy(isAsc ? asc(links.id) : desc(links.id))
+    .limit(p.limit);
+  const last = rows[rows.length - 1];
+  return {
+    rows: rows.map((r) => {
+      const endsAt = r.endsAt?.toISOString();
+      return {
+        url: r.url,
+        alias: r.alias,
+        domain: r.domain,
+        domain_id: "",
+        title: r.title ?? "",
+        password: "",
+        space_id: r.spaceId === null ? "" : String(r.spaceId),
+        pixel_ids: r.pixelIds ?? "",
+        disabled: r.disabled ? "1" : "0",
+        privacy: String(r.privacy),
+        privacy_password: "",
+        expiration_url: r.expirationUrl ?? "",
+        expiration_date: endsAt ? endsAt.slice(0, 10) : "",
+        expiration_time: endsAt ? endsAt.slice(11, 16) : "",
+        expiration_clicks: String(r.expirationClicks),
+        password_hash: r.passwordHash ?? "",
+        privacy_password_hash: r.privacyPasswordHash ?? "",
+      };
+    }),
+    nextCursor: last && rows.length === p.limit ? last.id : null,
+  };
+}
+
+/**
+ * The whole export as pages of rows, read one page at a time as the consumer asks for them: a stream
+ * that holds one page, however many links match. Filters are checked before the first page (a bad
+ * value throws before anything is yielded).
+ */
+export async function streamLinkExport({ ctx, input }: { ctx: Ctx; input: ExportLinksInput }): Promise<AsyncGenerator<ExportRow[]>> {
+  const p = parseInput(ExportLinksInput, input);
+  const first = await exportLinksPage({ ctx, input: { ...p, limit: EXPORT_PAGE_MAX } });
+  return (async function* () {
+    let page = first;
+    for (;;) {
+      if (page.rows.length) yield page.rows;
+      if (page.nextCursor === null) return;
+      page = await exportLinksPage({ ctx, input: { ...p, cursor: page.nextCursor, limit: EXPORT_PAGE_MAX } });
+    }
+  })();
+}
