@@ -4,7 +4,7 @@ import type { TestProject } from "vitest/node";
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const env = project.config.env ?? {};
   Object.assign(process.env, env);
-  // A relative path: the global setup runs in vitest's own process, which resolves workspace packages to dist/ (unbuilt in a fresh clone).
-  const { createTemplateDb } = await import("../../packages/db/src/testing.ts");
+  // Runs in vitest's own process: `pnpm test` starts it with the @shortener/source condition, so this is the source, not an unbuilt dist/.
+  const { createTemplateDb } = await import("@shortener/db/testing");
   return createTemplateDb();
 }
