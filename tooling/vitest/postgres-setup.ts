@@ -4,7 +4,9 @@ import type { TestProject } from "vitest/node";
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const env = project.config.env ?? {};
   Object.assign(process.env, env);
-  // Runs in vitest's own process: `pnpm test` starts it with the @shortener/source condition, so this is the source, not an unbuilt dist/.
-  const { createTemplateDb } = await import("@shortener/db/testing");
+  // Vitest's own process loads this file and resolves package exports without the @shortener/source
+  // condition (to dist/, which a fresh clone has not built): hence the source, by path.
+  // eslint-disable-next-line boundaries/no-relative-cross-package -- see above
+  const { createTemplateDb } = await import("../../packages/db/src/testing.ts");
   return createTemplateDb();
 }
