@@ -6,6 +6,7 @@ import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core"
 import { migrate, openDb, type Database } from "@shortener/db";
 import { createImporter, type Importer } from "@shortener/importer";
 import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } from "@shortener/redirect";
+import { loggableError, openFailedTries, type FailedTries } from "@shortener/web-guard";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
 
@@ -24,11 +25,14 @@ export function localDomainName(host: string, port: number): string {
 }
 
 /** Everything in one process on one port: API, tRPC, stats, health, and the visitor side. */
-export async function startServer(env: Env, logger: Logger, now: () => Date = () => new Date()): Promise<RunningServer> {
+export async function startServer(env: Env, baseLogger: Logger, now: () => Date = () => new Date()): Promise<RunningServer> {
+  // Errors are logged without the values of database queries, hashes or secrets (CONTRACT §15).
+  const logger = baseLogger.child({}, { serializers: { err: loggableError } });
   const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
   let database: Database | undefined;
   let clicksDatabase: Database | undefined;
   let importer: Importer | undefined;
+  let failedTries: FailedTries | undefined;
   try {
     database = env.DATABASE_URL
       ? await openDb({ url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
@@ -39,6 +43,9 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
     const boot = await bootstrap(sys, { adminApiKey: env.ADMIN_API_KEY, localDomain });
     const secret = await resolveSecret(database.db, env.SECRET);
     const runs = new Set(env.SERVICES);
+    // One failed-try limiter for link passwords, stats passwords and API keys: in Redis with REDIS_URL,
+    // else in the database, so every process of the deployment counts together (CONTRACT §15).
+    failedTries = await openFailedTries({ database, redisUrl: env.REDIS_URL, now: () => now().getTime(), log: logger });
 
     // The import queue: the API sends jobs to it; with "importer" in SERVICES this process also runs them.
     const queue = createImporter({ database, now, log: logger, config: { batchSize: env.IMPORT_BATCH_SIZE } });
@@ -50,15 +57,16 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       config: {
         ...DEFAULT_API_CONFIG,
         shortUrlScheme: env.SHORT_URL_SCHEME,
+        publicUrl: `${env.SHORT_URL_SCHEME ?? "http"}://${localDomain}`,
         rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
         redisUrl: env.REDIS_URL,
         trustProxy: env.TRUST_PROXY ?? false,
         secret,
-        statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
         importMaxBytes: env.IMPORT_MAX_BYTES,
         importMaxRows: env.IMPORT_MAX_ROWS,
       },
       enqueueImport: (jobId) => queue.enqueue(jobId),
+      failedTries,
     });
     await api.ready();
     // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).
@@ -68,13 +76,13 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       database,
       ...(clicksDatabase ? { clicksDatabase } : {}),
       now,
+      failedTries,
       log: logger,
       config: {
         redirectStatus: env.REDIRECT_STATUS,
         secret,
         trustProxy: env.TRUST_PROXY ?? false,
         geoCountryHeader: env.GEO_COUNTRY_HEADER,
-        passwordAttempts: { max: 10, windowMs: 15 * 60_000 },
         clickBuffer: DEFAULT_CLICK_BUFFER,
         cache: DEFAULT_CACHE,
       },
@@ -99,6 +107,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
       server.listen(env.PORT, env.HOST, () => ok());
     });
     const db = database;
+    const tries = failedTries;
     return {
       server,
       database: db,
@@ -113,6 +122,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
         await redirect.close();
         await api.close();
         await queue.close();
+        await tries.close();
         await clicksDatabase?.close();
         await db.close();
         unlock();
@@ -120,6 +130,7 @@ export async function startServer(env: Env, logger: Logger, now: () => Date = ()
     };
   } catch (error) {
     await importer?.close().catch(() => {});
+    await failedTries?.close().catch(() => {});
     await clicksDatabase?.close().catch(() => {});
     await database?.close().catch(() => {});
     unlock();

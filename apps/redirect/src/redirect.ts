@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyaddr from "proxy-addr";
 import {
   chooseDestination,
-  createAttemptLimiter,
   gateVisit,
   isClickLimited,
   mergeQuery,
@@ -10,13 +9,14 @@ import {
   type ServedDomain,
   type VisitLink,
 } from "@shortener/core";
+import { createFailedTries, createPostgresStore, loggableError } from "@shortener/web-guard";
 import { createResolver } from "./cache.ts";
 import { createClickBuffer } from "./clicks.ts";
 import { createLimitedCounter } from "./limited.ts";
 import type { RedirectDeps } from "./deps.ts";
 import { loadGeoIp } from "./geoip.ts";
 import { DISABLED_PAGE, EXPIRED_PAGE, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
-import { hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
+import { hasValidPass, passCookie, readFormBody } from "./password.ts";
 import { pixelPage } from "./pixels.ts";
 import { describeAgent, languagesOf, referrerHost, type AgentInfo } from "./traits.ts";
 
@@ -32,6 +32,11 @@ export type RedirectApp = {
 };
 
 const NO_STORE = "private, no-store";
+/**
+ * Every page of the visitor side may not be framed (CONTRACT §15) and runs no script; its styles are
+ * inline. The pixel page sends its own, nonce-based policy instead.
+ */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 const ALIAS = /^[A-Za-z0-9_-]{1,255}$/;
 
 function sendPage(res: ServerResponse, status: number, html: string, isHead: boolean, headers: Record<string, string> = {}): void {
@@ -41,6 +46,8 @@ function sendPage(res: ServerResponse, status: number, html: string, isHead: boo
     "content-length": Buffer.byteLength(html),
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
+    "content-security-policy": PAGE_CSP,
+    "x-frame-options": "DENY",
     ...headers,
   });
   res.end(isHead ? undefined : html);
@@ -60,7 +67,8 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log);
   let geo = deps.geoIp;
   const trust = config.trustProxy === true ? () => true : config.trustProxy === false ? () => false : proxyaddr.compile(config.trustProxy);
-  const attempts = createAttemptLimiter({ ...config.passwordAttempts, now: () => deps.now().getTime() });
+  const ownsFailedTries = !deps.failedTries;
+  const failedTries = deps.failedTries ?? createFailedTries({ store: createPostgresStore(deps.database), now: () => deps.now().getTime(), ...(deps.log ? { log: deps.log } : {}) });
   const rotations = new Map<number, number>();
 
   // With no proxy trusted, the address is the socket's: skip parsing X-Forwarded-For on every visit.
@@ -122,7 +130,8 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     const choice = chooseDestination(link, { country, platform: agent.platform, languages }, link.targetType === 4 ? nextRotation(link) : 0);
     const location = mergeQuery(choice.url, query);
 
-    const skipPixels = req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
+    // Bots are sent straight on (CONTRACT §15), like visitors who ask not to be tracked.
+    const skipPixels = agent.isBot || req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
     if (link.pixels.length && !skipPixels) {
       const page = pixelPage(link.pixels, location);
       sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });
@@ -149,21 +158,22 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     }
   }
 
-  /** Step 6, POST: the password form's answer. */
+  /**
+   * Step 6, POST: the password form's answer. The try is counted before the password is checked
+   * (CONTRACT §15), so concurrent wrong tries never get past the limit; a right one is taken back.
+   */
   async function submitPassword(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string): Promise<void> {
     const passwordHash = link.passwordHash as string;
-    const key = `${clientIp(req)}|${link.id}`;
-    const wait = attempts.retryAfter(key);
-    if (wait > 0) return sendPage(res, 429, TOO_MANY_TRIES_PAGE, false, { "retry-after": String(wait) });
     const form = await readFormBody(req);
     const password = form?.get("password") ?? "";
+    const verdict = await failedTries.begin(clientIp(req), `link:${link.id}`);
+    if (!verdict.isAllowed) return sendPage(res, 429, TOO_MANY_TRIES_PAGE, false, { "retry-after": String(verdict.retryAfter) });
     if (!password || password.length > 128 || !(await verifyPassword(password, passwordHash))) {
-      attempts.fail(key);
       return sendPage(res, 401, passwordPage(true), false);
     }
-    attempts.succeed(key);
-    const cookie = passCookie(link.id, link.alias, signPass(config.secret, link.id, passwordHash), isSecure(req));
+    await verdict.refund();
     const now = deps.now();
+    const cookie = passCookie({ secret: config.secret, linkId: link.id, alias: link.alias, passwordHash, now, isSecure: isSecure(req) });
     const gate = gateVisit(link, now, { hasPasswordPass: true });
     if (gate === "disabled") return sendPage(res, 404, DISABLED_PAGE, false);
     if (gate === "expired") return expired(res, link, false);
@@ -214,7 +224,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       return submitPassword(req, res, link, query);
     }
     const now = deps.now();
-    const hasPass = link.passwordHash ? hasValidPass(req, config.secret, link.id, link.passwordHash) : true;
+    const hasPass = link.passwordHash ? hasValidPass(req, { secret: config.secret, linkId: link.id, passwordHash: link.passwordHash, now }) : true;
     switch (gateVisit(link, now, { hasPasswordPass: hasPass })) {
       case "disabled":
         return sendPage(res, 404, DISABLED_PAGE, isHead);
@@ -228,7 +238,8 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   }
 
   function failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-    deps.log?.error({ err: error, url: req.url }, "redirect failed");
+    // Without the query string or any value a database error carries (CONTRACT §15).
+    deps.log?.error({ err: loggableError(error), path: (req.url ?? "").split("?")[0] }, "redirect failed");
     if (!res.headersSent) sendPage(res, 500, messagePage(500, "Something went wrong", "Please try again in a moment."), false);
     else res.destroy();
   }
@@ -254,6 +265,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     async close() {
       await clicks.close();
       await resolver.stop();
+      if (ownsFailedTries) await failedTries.close();
     },
   };
 }

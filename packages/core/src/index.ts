@@ -32,11 +32,11 @@ export { findLinkForVisit, type VisitLink } from "./visits/visit-link.ts";
 export { gateVisit, isClickLimited, type VisitGate } from "./visits/decide-visit.ts";
 export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
 export { countLimitedClicks, recordClicks, rollupRowsOf, pgArray, type Click } from "./visits/record-clicks.ts";
-export { GetStatsInput, StatsRangeInput, STAT_NAMES, STAT_DIMENSIONS, MAX_STATS_DAYS, MAX_HOURLY_DAYS, DEFAULT_STATS_DAYS, isCalendarDate, type StatName, type StatDimensionName } from "./stats/schemas.ts";
+export { GetStatsInput, StatsRangeInput, STAT_NAMES, STAT_DIMENSIONS, MAX_DAILY_DAYS, MAX_HOURLY_DAYS, DEFAULT_STATS_DAYS, isCalendarDate, type StatName, type StatDimensionName } from "./stats/schemas.ts";
 export { getStats, type StatsPage } from "./stats/get-stats.ts";
-export { buildStatsReport, type StatsReport } from "./stats/build-stats-report.ts";
+export { buildStatsReport, OTHER_VALUE, PUBLIC_TOP_VALUES, type StatsReport } from "./stats/build-stats-report.ts";
 export { findStatsLink, type StatsLink } from "./stats/find-stats-link.ts";
-export { UNKNOWN_VALUE, type StatRow } from "./stats/read-series.ts";
+export { UNKNOWN_VALUE, type FoldedValues, type StatRow } from "./stats/read-series.ts";
 export { type StatsRange } from "./stats/range.ts";
 export { CreateImportInput, ListImportsInput, IMPORT_COLUMNS, IMPORT_STATUSES, type ImportStatus } from "./imports/schemas.ts";
 export { type ImportJob, type RowError, JOB_ERRORS_SHOWN } from "./imports/import-job.ts";
@@ -61,5 +61,3 @@ export {
   type ImportTotals,
   type RunImportOptions,
 } from "./imports/run-import.ts";
-export { createAttemptLimiter, type AttemptLimiter } from "./shared/attempt-limiter.ts";
-export { hasPassCookie, passCookieHeader, readCookie, signPass } from "./shared/pass-cookie.ts";

@@ -2,6 +2,7 @@ import { initTRPC } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
 import type { Ctx } from "@shortener/core";
 import type { Serializers } from "../serialize/resources.ts";
+import { rejectNul } from "../http/nul.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
 /** What every procedure gets: a core context acting as the key's user, the key, and the serialisers. */
@@ -17,7 +18,13 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/** A NUL in any string of the input: a validation error naming the field (CONTRACT §15), before any parser. */
+const refuseNul = t.middleware(async ({ getRawInput, next }) => {
+  rejectNul([["", await getRawInput()]]);
+  return next();
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 /** Every procedure is authenticated: the context is only created for a live key (context.ts). */
-export const procedure = t.procedure.use(mapErrors);
+export const procedure = t.procedure.use(mapErrors).use(refuseNul);
