@@ -7,6 +7,7 @@ import { migrate, openDb, sql, type Database } from "@shortener/db";
 import type { createApi } from "@shortener/api";
 import type { Importer } from "@shortener/importer";
 import type { RedirectApp } from "@shortener/redirect";
+import { loggableError, openFailedTries } from "@shortener/web-guard";
 import { createAccessLog } from "./access-log.ts";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
@@ -117,7 +118,9 @@ function createHealth(database: Database) {
  * `/healthz` and `/readyz`. A role that does not run is not even loaded: a visitor-side process
  * carries no Fastify, tRPC or pg-boss.
  */
-export async function startServer(env: Env, logger: Logger, options: StartOptions | (() => Date) = {}): Promise<RunningServer> {
+export async function startServer(env: Env, baseLogger: Logger, options: StartOptions | (() => Date) = {}): Promise<RunningServer> {
+  // Errors are logged without the values of database queries, hashes or secrets (CONTRACT §15).
+  const logger = baseLogger.child({}, { serializers: { err: loggableError } });
   const opts: StartOptions = typeof options === "function" ? { now: options } : options;
   const now = opts.now ?? (() => new Date());
   const runs = new Set(env.SERVICES);
@@ -138,6 +141,10 @@ export async function startServer(env: Env, logger: Logger, options: StartOption
     const localDomain = localDomainName(env.HOST, env.PORT);
     const boot = await bootstrap(sys, { adminApiKey: env.ADMIN_API_KEY, localDomain });
     const secret = await resolveSecret(database.db, env.SECRET);
+    // One failed-try limiter for link passwords, stats passwords and API keys: in Redis with REDIS_URL,
+    // else in the database, so every process of the deployment counts together (CONTRACT §15).
+    const failedTries = runs.has("api") || runs.has("redirect") ? await openFailedTries({ database, redisUrl: env.REDIS_URL, now: () => now().getTime(), log: logger }) : undefined;
+    if (failedTries) closers.push(() => failedTries.close());
 
     const metrics: Metrics | undefined = env.METRICS_PORT ? createMetrics() : undefined;
     metrics?.addPool({ name: "main", database, max: database.driver === "postgres" ? env.DATABASE_POOL_SIZE : 1 });
@@ -175,11 +182,11 @@ export async function startServer(env: Env, logger: Logger, options: StartOption
         config: {
           ...apiModule.DEFAULT_API_CONFIG,
           shortUrlScheme: env.SHORT_URL_SCHEME,
+          publicUrl: `${env.SHORT_URL_SCHEME ?? "http"}://${localDomain}`,
           rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
           redisUrl: env.REDIS_URL,
           trustProxy: env.TRUST_PROXY ?? false,
           secret,
-          statsPasswordAttempts: { max: 10, windowMs: 15 * 60_000 },
           importMaxBytes: env.IMPORT_MAX_BYTES,
           importMaxRows: env.IMPORT_MAX_ROWS,
           domainVerification: env.DOMAIN_VERIFICATION,
@@ -188,6 +195,7 @@ export async function startServer(env: Env, logger: Logger, options: StartOption
           webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
         },
         ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
+        ...(failedTries ? { failedTries } : {}),
         ...(onApi.length ? { onRequestDone: onApi.length === 1 ? onApi[0] : (record) => onApi.forEach((f) => f(record)) } : {}),
       });
       const started = api;
@@ -215,6 +223,7 @@ export async function startServer(env: Env, logger: Logger, options: StartOption
       const onVisit = [metrics?.visit, env.ACCESS_LOG === "all" ? accessLog?.visit : undefined].filter((f) => f !== undefined);
       redirect = createRedirect({
         database,
+        ...(failedTries ? { failedTries } : {}),
         ...(clicksDatabase ? { clicksDatabase } : {}),
         now,
         log: logger,
@@ -223,7 +232,6 @@ export async function startServer(env: Env, logger: Logger, options: StartOption
           secret,
           trustProxy: env.TRUST_PROXY ?? false,
           geoCountryHeader: env.GEO_COUNTRY_HEADER,
-          passwordAttempts: { max: 10, windowMs: 15 * 60_000 },
           clickBuffer: DEFAULT_CLICK_BUFFER,
           cache: DEFAULT_CACHE,
           shortUrlScheme: env.SHORT_URL_SCHEME,

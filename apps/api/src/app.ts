@@ -1,12 +1,16 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
+import { randomBytes } from "node:crypto";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { createQrCache, SERVICE_PATHS } from "@shortener/core";
 import { sql } from "@shortener/db";
+import { loggableError, openFailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "./deps.ts";
 import { createDomainVerbs } from "./domain-policy.ts";
 import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { createGuard } from "./http/auth.ts";
+import { createBaseUrls } from "./http/base-url.ts";
 import { createKeyCache } from "./http/key-cache.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
+import { rejectNul } from "./http/nul.ts";
 import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
@@ -17,8 +21,30 @@ import { resourceRoutes } from "./routes/resources.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { createSerializers } from "./serialize/resources.ts";
+import { statsCsp } from "./stats-page/html.ts";
+import { renderMessagePage } from "./stats-page/render-stats-page.ts";
 import { registerTrpc } from "./trpc/plugin.ts";
 import { appRouter } from "./trpc/router.ts";
+
+/**
+ * Fastify's own answers to a path parameter over 200 characters (414) or a malformed path (400) echo
+ * the path: answer in the contract's envelope instead, or a small page on /stats, without it.
+ */
+function answerFrameworkError(error: { code?: string }, request: FastifyRequest, reply: FastifyReply) {
+  const isTooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
+  const status = isTooLong ? 414 : 400;
+  const message = isTooLong ? "The request path is too long." : "The request path is not valid.";
+  const wantsPage = request.url.startsWith("/stats/") && !/application\/json/i.test(String(request.headers.accept ?? ""));
+  if (wantsPage) {
+    const nonce = randomBytes(16).toString("base64");
+    return reply
+      .code(status)
+      .headers({ "content-type": "text/html; charset=utf-8", "content-security-policy": statsCsp(nonce), "cache-control": "no-store", "x-content-type-options": "nosniff" })
+      .send(renderMessagePage({ nonce, status, title: isTooLong ? "Address too long" : "Bad address", message }));
+  }
+  return reply.code(status).send({ message, code: isTooLong ? "uri_too_long" : "bad_request", status });
+}
+
 
 /** A route as registered: method and URL pattern (`/api/v1/links/:id`). */
 export type RegisteredRoute = { method: string; url: string };
@@ -47,12 +73,16 @@ export function isApiPath(url: string): boolean {
  */
 export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    // Errors are logged without query values, hashes or secrets (CONTRACT §15), whatever logger is given.
+    ...(deps.logger ? { loggerInstance: deps.logger.child({}, { serializers: { err: loggableError } }) } : { logger: false }),
     bodyLimit: deps.config.bodyLimit,
     trustProxy: deps.config.trustProxy,
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Fastify's own answers to a path parameter over 200 characters (414) or a malformed path (400)
+    // echo the path: answer in our envelope, or a small page on /stats, without it.
+    frameworkErrors: (error, request, reply) => answerFrameworkError(error, request as FastifyRequest, reply as unknown as FastifyReply),
   });
   const routes: RegisteredRoute[] = [];
   ROUTES.set(app, routes);
@@ -60,6 +90,8 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     if ((route.config as { isMethodNotAllowed?: boolean } | undefined)?.isMethodNotAllowed) return;
     for (const method of [route.method].flat()) if (method !== "HEAD") routes.push({ method, url: route.url });
   });
+  // Only form and JSON bodies (and, on /imports, CSV and multipart): text/plain is a 415 (CONTRACT §1, §15).
+  app.removeContentTypeParser("text/plain");
 
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => {
     try {
@@ -79,7 +111,8 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler((error, request, reply) => {
     const { status, body, headers, isUnexpected } = toErrorResponse(error);
-    if (isUnexpected) request.log.error({ err: error, url: request.url, method: request.method }, "unexpected error");
+    // The path only: a query string may carry what a user typed.
+    if (isUnexpected) request.log.error({ err: error, path: request.url.split("?")[0], method: request.method }, "unexpected error");
     else if (status === 503) request.log.warn({ method: request.method, reason: (error as Error).message }, "database unreachable");
     return reply.code(status).headers(headers).send(body);
   });
@@ -98,6 +131,11 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       });
     });
   }
+  // OPTIONS (a CORS preflight, or a client asking what is allowed): answered before any guard, so it
+  // never counts as a failed login. No CORS headers: the API is not meant for other sites' scripts.
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.method === "OPTIONS") return reply.code(204).header("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS").send();
+  });
 
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_request, reply) => {
@@ -113,15 +151,36 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const keys = createKeyCache(deps.database, deps.now);
   await keys.start();
   app.addHook("onClose", async () => keys.stop());
-  const guard = createGuard(deps, await registerRateLimits(app, deps.config), keys);
+  const failedTries =
+    deps.failedTries ??
+    (await openFailedTries({
+      database: deps.database,
+      redisUrl: deps.config.redisUrl,
+      redisPrefix: `${deps.config.redisKeyPrefix}failed-tries:`,
+      now: () => deps.now().getTime(),
+      log: app.log,
+    }));
+  if (!deps.failedTries) app.addHook("onClose", async () => failedTries.close());
+  const guard = createGuard(await registerRateLimits(app, deps.config), keys, failedTries);
 
   const serializers = createSerializers(deps.config);
   const qr = createQrCache();
   const domainVerbs = createDomainVerbs(deps.config);
+  const baseUrlOf = createBaseUrls({ db: deps.database.db, now: deps.now }, deps.config.publicUrl);
+  app.decorateRequest("baseUrl", "");
   await app.register(
     async (api) => {
       api.addHook("onRequest", async (request, reply) => {
         await guard(request, reply);
+      });
+      // A NUL in any field or query parameter: 422 naming it (CONTRACT §15). Bodies that are streams
+      // (CSV uploads) are the importer's to read.
+      api.addHook("preValidation", async (request) => {
+        rejectNul([
+          ["", request.query],
+          ["", request.body],
+        ]);
+        if (request.method === "GET") request.baseUrl = await baseUrlOf(request);
       });
       // Unknown paths under /api/v1 too: authenticated and counted, then 404.
       api.setNotFoundHandler(notFound);
@@ -140,7 +199,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc", qr });
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
-  publicStatsRoutes(app, deps, serializers, keys);
+  publicStatsRoutes(app, deps, serializers, keys, failedTries);
 
   return app;
 }

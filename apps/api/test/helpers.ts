@@ -2,6 +2,7 @@ import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import type { Database } from "@shortener/db";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
+import { createFailedTries, createPostgresStore, type FailedTries, type FailedTryLimit } from "@shortener/web-guard";
 import { createApi, DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps, type AppRouter } from "../src/index.ts";
 
 export type TestApi = {
@@ -14,11 +15,20 @@ export type TestApi = {
 };
 
 /** Limits high enough that suites sending many requests with one key never meet them; rate-limit tests set their own. */
-export const UNLIMITED: Pick<ApiConfig, "rateLimitPerMinute" | "failedAuthPerMinute"> = { rateLimitPerMinute: 1_000_000, failedAuthPerMinute: 1_000_000 };
+export const UNLIMITED: Pick<ApiConfig, "rateLimitPerMinute"> = { rateLimitPerMinute: 1_000_000 };
+/** Failed tries (unknown keys, wrong stats passwords) the suites may make; limit tests set their own. */
+export const MANY_TRIES: FailedTryLimit = { max: 1_000_000, windowMs: 60_000 };
 
-export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Pick<ApiDeps, "enqueueImport"> = {}): Promise<TestApi> {
+/** The failed-try limiter of a test API: counted in the test's database, with `limit`. */
+export function testFailedTries(database: Database, limit: FailedTryLimit = MANY_TRIES): FailedTries {
+  return createFailedTries({ store: createPostgresStore(database), limit });
+}
+
+export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Pick<ApiDeps, "enqueueImport"> & { failedTryLimit?: FailedTryLimit } = {}): Promise<TestApi> {
   const database = await openTestDb();
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...UNLIMITED, ...config }, ...deps });
+  const { failedTryLimit, ...rest } = deps;
+  const failedTries = testFailedTries(database, failedTryLimit);
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...UNLIMITED, ...config }, failedTries, ...rest });
   await app.ready();
   return {
     app,
@@ -41,6 +51,7 @@ export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Pick<
     },
     async close() {
       await app.close();
+      await failedTries.close();
       await database.close();
     },
   };

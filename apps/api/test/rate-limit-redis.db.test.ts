@@ -64,14 +64,29 @@ describe("rate limits shared through Redis", () => {
     expect((await a.inject({ method: "GET", url: "/trpc/account.get", headers: { authorization: `Bearer ${apiKey}` } })).statusCode).toBe(429);
   });
 
-  it("shares the failed authentications of an address too", async () => {
-    const a = await processWith({ failedAuthPerMinute: 2 });
-    const b = await processWith({ failedAuthPerMinute: 2 });
-    const from = (app: FastifyInstance) => app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.77" });
-    expect((await from(a)).statusCode).toBe(401);
-    expect((await from(b)).statusCode).toBe(401);
+  it("shares the failed authentications of an address too: 10 in 15 minutes over both processes (CONTRACT §15)", async () => {
+    const a = await processWith({});
+    const b = await processWith({});
+    const from = (app: FastifyInstance) => app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.77", headers: { authorization: "Bearer shk_not-a-key" } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await from(a)).statusCode, (await from(b)).statusCode);
+    expect(statuses).toEqual(Array(10).fill(401));
     expect((await from(a)).statusCode).toBe(429);
     expect((await from(b)).statusCode).toBe(429);
+  });
+
+  it("200 concurrent unknown keys spread over two processes: at most 10 × 401, the rest 429", async () => {
+    const a = await processWith({});
+    const b = await processWith({});
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        (i % 2 ? a : b).inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.79", headers: { authorization: `Bearer shk_guess${i}` } }),
+      ),
+    );
+    const statuses = responses.map((r) => r.statusCode);
+    const counts = { 401: statuses.filter((s) => s === 401).length, 429: statuses.filter((s) => s === 429).length };
+    console.log("API keys, two API instances on Redis: 200 wrong keys →", JSON.stringify(counts));
+    expect(counts).toEqual({ 401: 10, 429: 190 });
   });
 
   it("stores counters under the prefix, by key id and address, never the key itself", async () => {
@@ -79,26 +94,28 @@ describe("rate limits shared through Redis", () => {
     const { apiKey } = await createTestUser(database.db);
     await account(app, apiKey);
     await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.78" });
+    await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "2001:db8:5:6::7" });
     const keys = await redis.keys(`${PREFIX}*`);
     expect(keys.some((k) => /k:\d+$/.test(k))).toBe(true);
-    expect(keys).toContain(`${PREFIX}a:192.0.2.78`);
+    expect(keys).toContain(`${PREFIX}failed-tries:key|192.0.2.78`);
+    expect(keys).toContain(`${PREFIX}failed-tries:key|2001:db8:5:6::/64`);
     expect(keys.join(" ")).not.toContain(apiKey.slice(4, 20));
-    const ttl = await redis.pttl(`${PREFIX}a:192.0.2.78`);
-    expect(ttl > 0 && ttl <= 60_000).toBe(true);
+    const ttl = await redis.pttl(`${PREFIX}failed-tries:key|192.0.2.78`);
+    expect(ttl > 14 * 60_000 && ttl <= 15 * 60_000).toBe(true);
   });
 
   it("an unreachable Redis stops the start with a message naming REDIS_URL", async () => {
     await expect(createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl: "redis://127.0.0.1:1" } })).rejects.toThrow(/REDIS_URL cannot be reached/);
   });
 
-  it("closing the app closes its Redis connection", async () => {
-    const name = `shortener-api-${process.pid}`;
-    const count = async () => String(await redis.client("LIST")).split("\n").filter((line: string) => line.includes(` name=${name} `)).length;
+  it("closing the app closes its Redis connections (rate limits and failed tries)", async () => {
+    const count = async (name: string) => String(await redis.client("LIST")).split("\n").filter((line: string) => line.includes(` name=${name}-${process.pid} `)).length;
     const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl: REDIS_URL, redisKeyPrefix: PREFIX } });
-    const before = await count();
-    expect(before).toBeGreaterThanOrEqual(1);
+    const before = [await count("shortener-api"), await count("shortener-failed-tries")];
+    expect(before[0]).toBeGreaterThanOrEqual(1);
+    expect(before[1]).toBeGreaterThanOrEqual(1);
     await app.close();
-    expect(await count()).toBe(before - 1);
+    expect([await count("shortener-api"), await count("shortener-failed-tries")]).toEqual([(before[0] ?? 0) - 1, (before[1] ?? 0) - 1]);
   });
 
   it("when Redis goes away, the process keeps answering and limits with counters in its memory", async () => {

@@ -2,22 +2,31 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { createTestUser, openTestDb } from "@shortener/core/testing";
 import type { Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FailedTries, FailedTryLimit } from "@shortener/web-guard";
 import { createApi, DEFAULT_API_CONFIG, type ApiConfig } from "../src/index.ts";
+import { testFailedTries } from "./helpers.ts";
 
 /** CONTRACT §10 with counters in memory; rate-limit-redis.db.test.ts shares them between processes. */
 let database: Database;
 const apps: FastifyInstance[] = [];
+const limiters: FailedTries[] = [];
 beforeAll(async () => {
   database = await openTestDb();
 });
 afterAll(async () => {
   for (const app of apps) await app.close();
+  for (const limiter of limiters) await limiter.close();
   await database?.close();
 });
 
-/** An API on this file's database with its own limits (and its own counters). */
-async function appWith(config: Partial<ApiConfig>): Promise<FastifyInstance> {
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...config } });
+/**
+ * An API on this file's database with its own limits: its own per-key counters, and failed tries
+ * counted in the database (shared by every app of this file: each test fails from addresses of its own).
+ */
+async function appWith(config: Partial<ApiConfig>, failedTryLimit: FailedTryLimit = { max: 1_000, windowMs: 60_000 }): Promise<FastifyInstance> {
+  const failedTries = testFailedTries(database, failedTryLimit);
+  limiters.push(failedTries);
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...config }, failedTries });
   await app.ready();
   apps.push(app);
   return app;
@@ -31,7 +40,7 @@ const TOO_MANY = '{"message":"Too Many Attempts.","code":"rate_limited","status"
 
 describe("limit headers (CONTRACT §10)", () => {
   it("are on every response under /api/v1 and /trpc, whatever its status", async () => {
-    const app = await appWith({ rateLimitPerMinute: 1000, failedAuthPerMinute: 50 });
+    const app = await appWith({ rateLimitPerMinute: 1000 }, { max: 50, windowMs: 60_000 });
     const { apiKey } = await user();
     const auth = bearer(apiKey);
     const form = { ...auth, "content-type": "application/x-www-form-urlencoded" };
@@ -122,7 +131,7 @@ describe("the limit per API key", () => {
 
 describe("failed authentication, limited per client address", () => {
   it("turns 401s into 429s past the limit, then refuses every request of that address, and no other", async () => {
-    const app = await appWith({ failedAuthPerMinute: 3, rateLimitPerMinute: 100 });
+    const app = await appWith({ rateLimitPerMinute: 100 }, { max: 3, windowMs: 60_000 });
     const { apiKey } = await user();
     const from = (remoteAddress: string, headers: Record<string, string> = {}) => app.inject({ method: "GET", url: "/api/v1/account", remoteAddress, headers });
     for (const remaining of ["2", "1", "0"]) {
@@ -145,7 +154,7 @@ describe("failed authentication, limited per client address", () => {
   });
 
   it("groups IPv6 clients by /64, so one host cannot rotate through its addresses", async () => {
-    const app = await appWith({ failedAuthPerMinute: 2 });
+    const app = await appWith({}, { max: 2, windowMs: 60_000 });
     await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "2001:db8:1:2::1" });
     await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "2001:db8:1:2::2" });
     expect((await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "2001:db8:1:2::3" })).statusCode).toBe(429);
@@ -153,8 +162,8 @@ describe("failed authentication, limited per client address", () => {
   });
 
   it("reads X-Forwarded-For only from a trusted proxy (TRUST_PROXY)", async () => {
-    const untrusted = await appWith({ failedAuthPerMinute: 2, trustProxy: false });
-    const trusted = await appWith({ failedAuthPerMinute: 2, trustProxy: ["10.9.9.9"] });
+    const untrusted = await appWith({ trustProxy: false }, { max: 2, windowMs: 60_000 });
+    const trusted = await appWith({ trustProxy: ["10.9.9.9"] }, { max: 2, windowMs: 60_000 });
     const fail = (app: FastifyInstance, remoteAddress: string, client: string) =>
       app.inject({ method: "GET", url: "/api/v1/account", remoteAddress, headers: { "x-forwarded-for": client } });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { barList, columnChart, niceScale } from "../src/stats-page/charts.ts";
 import { displayName, escapeHtml, formatDay, statsCsp } from "../src/stats-page/html.ts";
-import { hasValidStatsPass, signStatsPass, statsCookieName } from "../src/stats-page/pass.ts";
+import { hasValidStatsPass, statsPassCookie, statsCookieName } from "../src/stats-page/pass.ts";
 
 describe("stats page charts", () => {
   it.each([
@@ -58,13 +58,18 @@ describe("stats page helpers", () => {
     expect(statsCsp("abc")).toBe("default-src 'none'; style-src 'nonce-abc'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'");
   });
 
-  it("a pass cookie is bound to the link, the password hash and the secret", () => {
-    const pass = signStatsPass("secret-1", 7, "hash-a");
-    const cookie = `other=1; ${statsCookieName(7)}=${pass}`;
-    expect(hasValidStatsPass(cookie, "secret-1", 7, "hash-a")).toBe(true);
-    expect(hasValidStatsPass(cookie, "secret-1", 7, "hash-b")).toBe(false);
-    expect(hasValidStatsPass(cookie, "secret-2", 7, "hash-a")).toBe(false);
-    expect(hasValidStatsPass(`${statsCookieName(8)}=${pass}`, "secret-1", 8, "hash-a")).toBe(false);
-    expect(hasValidStatsPass(undefined, "secret-1", 7, "hash-a")).toBe(false);
+  it("a pass cookie is bound to the link, the password hash and the secret, and expires after a day", () => {
+    const now = new Date("2026-11-22T10:00:00Z");
+    const pass = { secret: "secret-1", linkId: 7, privacyPasswordHash: "hash-a", now };
+    const setCookie = statsPassCookie({ ...pass, isSecure: false });
+    expect(setCookie).toMatch(/^stats_pass_7=\d{10}\.[\w-]{43}; Path=\/stats\/7; Max-Age=86400; HttpOnly; SameSite=Lax$/);
+    const value = setCookie.slice(setCookie.indexOf("=") + 1, setCookie.indexOf(";"));
+    const cookie = `other=1; ${statsCookieName(7)}=${value}`;
+    expect(hasValidStatsPass(cookie, pass)).toBe(true);
+    expect(hasValidStatsPass(cookie, { ...pass, privacyPasswordHash: "hash-b" })).toBe(false);
+    expect(hasValidStatsPass(cookie, { ...pass, secret: "secret-2" })).toBe(false);
+    expect(hasValidStatsPass(`${statsCookieName(8)}=${value}`, { ...pass, linkId: 8 })).toBe(false);
+    expect(hasValidStatsPass(undefined, pass)).toBe(false);
+    expect(hasValidStatsPass(cookie, { ...pass, now: new Date(now.getTime() + 86_400_000) })).toBe(false);
   });
 });

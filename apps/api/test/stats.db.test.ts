@@ -4,7 +4,7 @@ import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await createTestApi({ statsPasswordAttempts: { max: 3, windowMs: 60_000 } });
+  api = await createTestApi({}, { failedTryLimit: { max: 3, windowMs: 60_000 } });
 });
 afterAll(async () => {
   await api?.close();
@@ -105,7 +105,8 @@ describe("GET /api/v1/stats/{link_id} (CONTRACT §8)", () => {
     ["bad dates", "name=clicks&from=2026-13-01&to=tomorrow", { from: ["The from date must be a date in the format YYYY-MM-DD."], to: ["The to date must be a date in the format YYYY-MM-DD."] }],
     ["from after to", "name=clicks&from=2026-03-02&to=2026-03-01", { from: ["The from date must be a date before or equal to the to date."] }],
     ["clicks_hour over 31 days", "name=clicks_hour&from=2026-01-01&to=2026-02-01", { from: ["The range of clicks_hour may span at most 31 days."] }],
-    ["a range over 366 days", "name=referrer&from=2024-01-01&to=2025-01-01", { from: ["The range of statistics may span at most 366 days."] }],
+    ["clicks over 3660 days", "name=clicks&from=2016-01-01&to=2026-01-08", { from: ["The range of clicks may span at most 3660 days."] }],
+    ["a year 0", "name=country&from=0000-01-01", { from: ["The from date must be a date in the format YYYY-MM-DD."] }],
     ["a per_page outside its list", "name=clicks&per_page=1000", { per_page: ["The per page must be one of 10, 25, 50, 100."] }],
   ])("%s is a 422 with every failing field", async (_label, query, message) => {
     const owner = await createOwner(api);
@@ -114,9 +115,58 @@ describe("GET /api/v1/stats/{link_id} (CONTRACT §8)", () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ message, code: "validation_failed", status: 422 });
   });
+
+  it.each([["country"], ["referrer"], ["platform"], ["browser"], ["device"], ["language"]])("%s takes any range (CONTRACT §15)", async (name) => {
+    const owner = await createOwner(api);
+    const link = await newLink(owner);
+    await recordClicks(api.database.db, [click(link.id, `${daysAgo(1)}T09:00:00Z`, { country: "DE" })]);
+    for (const [from, to] of [["2000-01-01", "2099-12-31"], ["0001-01-01", "9999-12-31"]]) {
+      const res = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=${name}&from=${from}&to=${to}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.data.reduce((n: number, r: { count: number }) => n + r.count, 0)).toBe(1);
+    }
+  });
 });
 
 describe("the public stats page /stats/{link_id}", () => {
+  it("shows at most the top 100 values of a series, the rest added up as Other, in JSON and HTML (CONTRACT §15)", async () => {
+    const owner = await createOwner(api);
+    const link = await newLink(owner);
+    // 5,000 visits, each from a referrer of its own (the issue's flood made the JSON a megabyte).
+    const visits = Array.from({ length: 5_000 }, (_, i) => click(link.id, `${daysAgo(1)}T09:00:00Z`, { referrer: `flood-${String(i).padStart(4, "0")}.example` }));
+    await recordClicks(api.database.db, visits);
+    const res = await page(`/stats/${link.id}`, { accept: "application/json" });
+    expect(res.status).toBe(200);
+    expect(res.body.length).toBeLessThan(50_000);
+    const referrers = res.json().data.series.referrer as Array<{ value: string; count: number }>;
+    expect(referrers).toHaveLength(101);
+    expect(referrers[0]).toEqual({ value: "flood-0000.example", count: 1 });
+    expect(referrers[99]).toEqual({ value: "flood-0099.example", count: 1 });
+    expect(referrers[100]).toEqual({ value: "Other", count: 4_900 });
+    expect(res.json().data.total).toBe(5_000);
+
+    const html = await page(`/stats/${link.id}`);
+    expect(html.status).toBe(200);
+    expect(html.body.length).toBeLessThan(200_000);
+    expect(html.body).toContain("5,000 values");
+    expect(html.body).toContain("And 4,900 more values with 4,900 clicks.");
+    expect(html.body).toContain("Other (4,992)");
+  });
+
+  it("takes any range: the value series and the total; clicks per day up to 3,660 days", async () => {
+    const owner = await createOwner(api);
+    const link = await newLink(owner);
+    await recordClicks(api.database.db, [click(link.id, `${daysAgo(1)}T09:00:00Z`, { country: "DE" })]);
+    const century = await page(`/stats/${link.id}?from=2000-01-01&to=2099-12-31`, { accept: "application/json" });
+    expect(century.status).toBe(200);
+    expect(century.json().data).toMatchObject({ total: 1, series: { clicks: null, clicks_hour: null, country: [{ value: "DE", count: 1 }] } });
+    const html = await page(`/stats/${link.id}?from=2000-01-01&to=2099-12-31`);
+    expect(html.status).toBe(200);
+    expect(html.body).toContain("Clicks per day are drawn for ranges of 366 days or less");
+    const decade = await page(`/stats/${link.id}?from=2016-01-01&to=2025-12-31`, { accept: "application/json" });
+    expect(decade.json().data.series.clicks).toHaveLength(3653);
+  });
+
   it("privacy 0: anyone gets the HTML page with SVG charts under a strict CSP, or every series as JSON", async () => {
     const owner = await createOwner(api);
     const link = await newLink(owner, { title: `<script>alert("t")</script> & co` });
@@ -190,7 +240,7 @@ describe("the public stats page /stats/{link_id}", () => {
       const anonymous = await page(`/stats/${link.id}`, accept ? { accept } : {});
       const missing = await page(`/stats/2000000000`, accept ? { accept } : {});
       const stranger = await page(`/stats/${link.id}`, { key: other.user.apiKey, ...(accept ? { accept } : {}) });
-      const badKey = await page(`/stats/${link.id}`, { key: "shk_not-a-key", ...(accept ? { accept } : {}) });
+      const badKey = await page(`/stats/${link.id}`, { key: "shk_not-a-key", ip: "10.1.1.1", ...(accept ? { accept } : {}) });
       for (const res of [anonymous, stranger, badKey]) {
         expect(res.status).toBe(404);
         expect(res.body.replace(/nonce-?[=":A-Za-z0-9+/]+/g, "")).toBe(missing.body.replace(/nonce-?[=":A-Za-z0-9+/]+/g, ""));
@@ -213,7 +263,7 @@ describe("the public stats page /stats/{link_id}", () => {
     const rotated = await api.call(owner.user, "POST", "/api/v1/account/api-key");
     expect(rotated.status).toBe(201);
     const newKey = rotated.body.data.api_key as string;
-    expect((await page(`/stats/${link.id}`, { key: oldKey })).status).toBe(404);
+    expect((await page(`/stats/${link.id}`, { key: oldKey, ip: "10.1.1.2" })).status).toBe(404);
     expect((await page(`/stats/${link.id}`, { key: newKey })).status).toBe(200);
   });
 
@@ -235,7 +285,7 @@ describe("the public stats page /stats/{link_id}", () => {
     expect(right.status).toBe(303);
     expect(right.headers.location).toBe(`/stats/${link.id}?from=${daysAgo(6)}&to=${today()}`);
     const setCookie = String(right.headers["set-cookie"]);
-    expect(setCookie).toMatch(new RegExp(`^stats_pass_${link.id}=[A-Za-z0-9_-]+; Path=/stats/${link.id}; Max-Age=86400; HttpOnly; SameSite=Lax$`));
+    expect(setCookie).toMatch(new RegExp(`^stats_pass_${link.id}=\\d{10}\\.[A-Za-z0-9_-]{43}; Path=/stats/${link.id}; Max-Age=86400; HttpOnly; SameSite=Lax$`));
     const cookie = setCookie.split(";")[0] ?? "";
     const seen = await page(`/stats/${link.id}`, { cookie });
     expect(seen.status).toBe(200);

@@ -1,5 +1,6 @@
 import type { QrCacheOptions, UrlScheme } from "@shortener/core";
 import type { Database } from "@shortener/db";
+import type { FailedTries } from "@shortener/web-guard";
 import type { CacheOptions } from "./cache.ts";
 import type { ClickBufferOptions } from "./clicks.ts";
 import type { GeoIp } from "./geoip.ts";
@@ -12,8 +13,6 @@ export type RedirectConfig = {
   trustProxy: string[] | boolean;
   /** Read the visitor's country from this request header (lower-case name) instead of GeoIP. */
   geoCountryHeader: string | undefined;
-  /** Wrong passwords a client may send for one link per window, per process. */
-  passwordAttempts: { max: number; windowMs: number };
   clickBuffer: ClickBufferOptions;
   cache: CacheOptions;
   /** Scheme of the `short_url` a QR code encodes, as the API's SHORT_URL_SCHEME; undefined: https, http for localhost and IPs. */
@@ -39,6 +38,11 @@ export type RedirectDeps = {
   clicksDatabase?: Database;
   now: () => Date;
   config: RedirectConfig;
+  /**
+   * The failed-try limiter of link passwords (shared with the API in one deployment). Omitted: one over
+   * `database` (its `failed_tries` table), closed with the app.
+   */
+  failedTries?: FailedTries;
   /** Country data; omitted, the visitor side loads DB-IP's in the background. */
   geoIp?: GeoIp;
   log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void };

@@ -1,22 +1,26 @@
 import type { IncomingMessage } from "node:http";
-import { hasPassCookie, passCookieHeader, signPass as sign } from "@shortener/core";
+import { issuePass, isValidPass, passCookieHeader, readCookie } from "@shortener/web-guard";
 
-/** The cookie that lets a visitor who gave a link's password skip the form (CONTRACT §7.6). */
+/**
+ * The pass that lets a visitor who gave a link's password skip the form (CONTRACT §7.6): a signed pass
+ * (web-guard) over the link id and its current password hash, with its own expiry (§15).
+ */
 export function passCookieName(linkId: number): string {
   return `pass_${linkId}`;
 }
 
-/** The pass for a link: signed over the link id and its current password hash (core's `signPass`). */
-export function signPass(secret: string, linkId: number, passwordHash: string): string {
-  return sign(secret, String(linkId), passwordHash);
+type PassFor = { secret: string; linkId: number; passwordHash: string; now: Date };
+
+const subject = (linkId: number) => String(linkId);
+
+export function hasValidPass(req: IncomingMessage, pass: PassFor): boolean {
+  return isValidPass(readCookie(req.headers.cookie, passCookieName(pass.linkId)), { ...pass, subject: subject(pass.linkId) });
 }
 
-export function hasValidPass(req: IncomingMessage, secret: string, linkId: number, passwordHash: string): boolean {
-  return hasPassCookie(req.headers.cookie, passCookieName(linkId), signPass(secret, linkId, passwordHash));
-}
-
-export function passCookie(linkId: number, alias: string, value: string, isSecure: boolean): string {
-  return passCookieHeader(passCookieName(linkId), value, `/${alias}`, isSecure);
+/** `Set-Cookie` for a new pass, scoped to the link's path. */
+export function passCookie(pass: PassFor & { alias: string; isSecure: boolean }): string {
+  const issued = issuePass({ ...pass, subject: subject(pass.linkId) });
+  return passCookieHeader(passCookieName(pass.linkId), issued, `/${pass.alias}`, pass.isSecure);
 }
 
 /** Reads a small form body (the password form): at most `limit` bytes, else null. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createAttemptLimiter, gateVisit, verifyPassword, type ServedDomain, type VisitLink } from "@shortener/core";
+import { gateVisit, verifyPassword, type ServedDomain, type VisitLink } from "@shortener/core";
 import { isConnectionError } from "@shortener/db";
+import { createFailedTries, createPostgresStore, loggableError } from "@shortener/web-guard";
 import { createResolver } from "./cache.ts";
 import { createClickBuffer } from "./clicks.ts";
 import { createDelivery } from "./deliver.ts";
@@ -8,7 +9,7 @@ import type { RedirectDeps, VisitRecord } from "./deps.ts";
 import { loadGeoIp } from "./geoip.ts";
 import { createLimitedCounter } from "./limited.ts";
 import { DISABLED_PAGE, MESSAGE_PAGE_CSP, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNAVAILABLE_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
-import { hasValidPass, passCookie, readFormBody, signPass } from "./password.ts";
+import { hasValidPass, passCookie, readFormBody } from "./password.ts";
 import { createQrResponder } from "./qr.ts";
 import { createRequestFacts } from "./request-facts.ts";
 import { sendExpired, sendMethodNotAllowed, sendNotFound, sendPage, sendRedirect } from "./respond.ts";
@@ -39,25 +40,27 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   let geo = deps.geoIp;
   const facts = createRequestFacts(config, () => geo);
   const deliver = createDelivery({ config, facts, limited: createLimitedCounter(clicksDb, deps.now), clicks });
-  const attempts = createAttemptLimiter({ ...config.passwordAttempts, now: () => deps.now().getTime() });
+  const ownsFailedTries = !deps.failedTries;
+  const failedTries = deps.failedTries ?? createFailedTries({ store: createPostgresStore(deps.database), now: () => deps.now().getTime(), ...(deps.log ? { log: deps.log } : {}) });
   const { clientIp, isSecure } = facts;
   const sendQr = createQrResponder(config, deps.now);
 
-  /** Step 6, POST: the password form's answer. */
+  /**
+   * Step 6, POST: the password form's answer. The try is counted before the password is checked
+   * (CONTRACT §15), so concurrent wrong tries never get past the limit; a right one is taken back.
+   */
   async function submitPassword(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string): Promise<void> {
     const passwordHash = link.passwordHash as string;
-    const key = `${clientIp(req)}|${link.id}`;
-    const wait = attempts.retryAfter(key);
-    if (wait > 0) return sendPage(res, 429, TOO_MANY_TRIES_PAGE, false, { "retry-after": String(wait) });
     const form = await readFormBody(req);
     const password = form?.get("password") ?? "";
+    const verdict = await failedTries.begin(clientIp(req), `link:${link.id}`);
+    if (!verdict.isAllowed) return sendPage(res, 429, TOO_MANY_TRIES_PAGE, false, { "retry-after": String(verdict.retryAfter) });
     if (!password || password.length > 128 || !(await verifyPassword(password, passwordHash))) {
-      attempts.fail(key);
       return sendPage(res, 401, passwordPage(true), false);
     }
-    attempts.succeed(key);
-    const cookie = passCookie(link.id, link.alias, signPass(config.secret, link.id, passwordHash), isSecure(req));
+    await verdict.refund();
     const now = deps.now();
+    const cookie = passCookie({ secret: config.secret, linkId: link.id, alias: link.alias, passwordHash, now, isSecure: isSecure(req) });
     const gate = gateVisit(link, now, { hasPasswordPass: true });
     if (gate === "disabled") return sendPage(res, 404, DISABLED_PAGE, false);
     if (gate === "expired") return sendExpired(res, link, false);
@@ -106,7 +109,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       return submitPassword(req, res, link, query);
     }
     const now = deps.now();
-    const hasPass = link.passwordHash ? hasValidPass(req, config.secret, link.id, link.passwordHash) : true;
+    const hasPass = link.passwordHash ? hasValidPass(req, { secret: config.secret, linkId: link.id, passwordHash: link.passwordHash, now }) : true;
     switch (gateVisit(link, now, { hasPasswordPass: hasPass })) {
       case "disabled":
         return sendPage(res, 404, DISABLED_PAGE, isHead);
@@ -126,8 +129,10 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
    */
   function failed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     const isOutage = isConnectionError(error);
-    if (isOutage) deps.log?.warn?.({ url: req.url, reason: (error as Error).message }, "visit needs the database, which is unreachable");
-    else deps.log?.error({ err: error, url: req.url }, "redirect failed");
+    // The path only, and no value a database error carries (CONTRACT §15).
+    const path = (req.url ?? "").split("?")[0];
+    if (isOutage) deps.log?.warn?.({ path, reason: (error as Error).message }, "visit needs the database, which is unreachable");
+    else deps.log?.error({ err: loggableError(error), path }, "redirect failed");
     if (res.headersSent) res.destroy();
     else if (isOutage) sendPage(res, 503, UNAVAILABLE_PAGE, req.method === "HEAD", { "retry-after": RETRY_AFTER_SECONDS, "content-security-policy": MESSAGE_PAGE_CSP });
     else sendPage(res, 500, messagePage(500, "Something went wrong", "Please try again in a moment."), false, { "content-security-policy": MESSAGE_PAGE_CSP });
@@ -157,6 +162,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     async close() {
       await clicks.close();
       await resolver.stop();
+      if (ownsFailedTries) await failedTries.close();
     },
   };
 }

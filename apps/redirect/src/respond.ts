@@ -4,6 +4,11 @@ import { EXPIRED_PAGE, NOT_FOUND_PAGE, messagePage } from "./pages.ts";
 
 /** The visitor side's answers: a small page or a redirect, never cached by the browser or a proxy. */
 export const NO_STORE = "private, no-store";
+/**
+ * Every page of the visitor side may not be framed (CONTRACT §15) and runs no script; its styles are
+ * inline. The pixel page sends its own, nonce-based policy instead.
+ */
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 export function sendPage(res: ServerResponse, status: number, html: string, isHead: boolean, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -12,6 +17,8 @@ export function sendPage(res: ServerResponse, status: number, html: string, isHe
     "content-length": Buffer.byteLength(html),
     "x-content-type-options": "nosniff",
     "referrer-policy": "no-referrer",
+    "content-security-policy": PAGE_CSP,
+    "x-frame-options": "DENY",
     ...headers,
   });
   res.end(isHead ? undefined : html);

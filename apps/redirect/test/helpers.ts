@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createDomain, createLink, type CreateLinkInput } from "@shortener/core";
 import { createTestUser, unique, type TestUser } from "@shortener/core/testing";
 import type { Database } from "@shortener/db";
+import { createFailedTries, createPostgresStore, type FailedTries } from "@shortener/web-guard";
 import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER, type RedirectApp, type RedirectConfig } from "../src/index.ts";
 
 export const BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
@@ -21,16 +22,25 @@ export function testConfig(overrides: Partial<RedirectConfig> = {}): RedirectCon
     secret: "test-secret-test-secret-test-secret",
     trustProxy: ["loopback"],
     geoCountryHeader: undefined,
-    passwordAttempts: { max: 3, windowMs: 60_000 },
     clickBuffer: { ...DEFAULT_CLICK_BUFFER, flushMs: 50 },
     cache: DEFAULT_CACHE,
     ...overrides,
   };
 }
 
+/** Failed password tries a client may send for one link in the tests: 3 a minute, counted in the database. */
+export function testFailedTries(database: Database, now: () => Date = () => new Date()): FailedTries {
+  return createFailedTries({ store: createPostgresStore(database), limit: { max: 3, windowMs: 60_000 }, now: () => now().getTime() });
+}
+
 /** A real visitor side on a real HTTP port, over the given database. */
-export async function startVisitor(database: Database, overrides: Partial<RedirectConfig> = {}, now: () => Date = () => new Date()): Promise<Visitor> {
-  const app = createRedirect({ database, now, config: testConfig(overrides) });
+export async function startVisitor(
+  database: Database,
+  overrides: Partial<RedirectConfig> = {},
+  now: () => Date = () => new Date(),
+  failedTries: FailedTries = testFailedTries(database, now),
+): Promise<Visitor> {
+  const app = createRedirect({ database, now, config: testConfig(overrides), failedTries });
   await app.start();
   const server: Server = createServer((req, res) => app.handle(req, res));
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
@@ -42,6 +52,7 @@ export async function startVisitor(database: Database, overrides: Partial<Redire
     async close() {
       await new Promise<void>((ok) => server.close(() => ok()));
       await app.close();
+      await failedTries.close();
     },
   };
 }

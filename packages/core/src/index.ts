@@ -42,11 +42,11 @@ export { gateVisit, type VisitGate } from "./visits/decide-visit.ts";
 export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
 export { TARGET_TYPES, visitorFactsFor, type LinkTargets, type TargetType, type VisitorFacts } from "./targeting/target-types.ts";
 export { recordClicks, rollupRowsOf, type Click } from "./visits/record-clicks.ts";
-export { GetStatsInput, StatsRangeInput, STAT_NAMES, STAT_DIMENSIONS, MAX_STATS_DAYS, MAX_HOURLY_DAYS, DEFAULT_STATS_DAYS, isCalendarDate, type StatName, type StatDimensionName } from "./stats/schemas.ts";
+export { GetStatsInput, StatsRangeInput, STAT_NAMES, STAT_DIMENSIONS, MAX_DAILY_DAYS, MAX_HOURLY_DAYS, DEFAULT_STATS_DAYS, isCalendarDate, type StatName, type StatDimensionName } from "./stats/schemas.ts";
 export { getStats, type StatsPage } from "./stats/get-stats.ts";
-export { buildStatsReport, type StatsReport } from "./stats/build-stats-report.ts";
+export { buildStatsReport, OTHER_VALUE, PUBLIC_TOP_VALUES, type StatsReport } from "./stats/build-stats-report.ts";
 export { findStatsLink, type StatsLink } from "./stats/find-stats-link.ts";
-export { UNKNOWN_VALUE, type StatRow } from "./stats/read-series.ts";
+export { UNKNOWN_VALUE, type FoldedValues, type StatRow } from "./stats/read-series.ts";
 export { type StatsRange } from "./stats/range.ts";
 export { CreateImportInput, ListImportsInput, IMPORT_COLUMNS, IMPORT_STATUSES, type ImportStatus } from "./imports/schemas.ts";
 export { type ImportJob, type RowError, JOB_ERRORS_SHOWN } from "./imports/import-job.ts";
@@ -71,8 +71,6 @@ export {
   type ImportTotals,
   type RunImportOptions,
 } from "./imports/run-import.ts";
-export { createAttemptLimiter, type AttemptLimiter } from "./shared/attempt-limiter.ts";
-export { hasPassCookie, passCookieHeader, readCookie, signPass } from "./shared/pass-cookie.ts";
 export { type EventData } from "./context.ts";
 export { CreateWebhookInput, UpdateWebhookInput, ListWebhooksInput, ListWebhookDeliveriesInput, WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhooks/schemas.ts";
 export { type Webhook, MAX_WEBHOOKS_PER_USER } from "./webhooks/webhook.ts";

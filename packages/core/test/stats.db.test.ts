@@ -301,13 +301,41 @@ describe("getStats (CONTRACT §8)", () => {
     expect(await fieldsOf(stats(user, { link_id: id, name: "clicks_hour", from: "2026-05-30", to: "2026-06-30" }))).toEqual({
       from: ["The range of clicks_hour may span at most 31 days."],
     });
-    expect(await fieldsOf(stats(user, { link_id: id, name: "country", from: "2025-06-29", to: "2026-06-30" }))).toEqual({
-      from: ["The range of statistics may span at most 366 days."],
+    expect(await fieldsOf(stats(user, { link_id: id, name: "clicks", from: "2016-06-22", to: "2026-06-30" }))).toEqual({
+      from: ["The range of clicks may span at most 3660 days."],
     });
     expect(await fieldsOf(stats(user, { link_id: id, name: "clicks", per_page: 7 as never }))).toHaveProperty("per_page");
     // The longest ranges allowed.
     expect((await stats(user, { link_id: id, name: "clicks_hour", from: "2026-05-31", to: "2026-06-30" })).data).toHaveLength(31 * 24);
-    expect((await stats(user, { link_id: id, name: "clicks", from: "2025-06-30", to: "2026-06-30" })).data).toHaveLength(366);
+    expect((await stats(user, { link_id: id, name: "clicks", from: "2016-06-23", to: "2026-06-30" })).data).toHaveLength(3660);
+  });
+
+  it.each([
+    ["country", "2000-01-01", "2099-12-31"],
+    ["referrer", "0001-01-01", "9999-12-31"],
+    ["platform", "1970-01-01", "2026-06-30"],
+    ["browser", "2026-06-30", "9999-12-31"],
+    ["device", "0001-01-01", "0001-01-01"],
+    ["language", "2000-02-29", "2400-02-29"],
+  ] as const)("%s takes any range (CONTRACT §15): %s … %s", async (name, from, to) => {
+    const user = await owner();
+    const id = await user.link();
+    await recordClicks(database.db, [click(id, "2026-06-29T07:15:00Z", { country: "SE", referrer: "a.example", platform: "iOS", browser: "Safari", device: "mobile", language: "sv" })]);
+    const page = await stats(user, { link_id: id, name, from, to });
+    expect(page.range).toMatchObject({ from, to });
+    const inRange = from <= "2026-06-29" && to >= "2026-06-29";
+    expect(page.data.reduce((n, r) => n + r.count, 0)).toBe(inRange ? 1 : 0);
+  });
+
+  it.each([
+    ["year 0 (Postgres has none)", { from: "0000-01-01", to: "0001-01-31" }, "from"],
+    ["year 0 as to", { from: "0001-01-01", to: "0000-12-31" }, "to"],
+    ["a negative year", { from: "-001-01-01" }, "from"],
+    ["five digits", { to: "10000-01-01" }, "to"],
+  ] as const)("refuses %s as a 422, never a database error", async (_name, range, field) => {
+    const user = await owner();
+    const id = await user.link();
+    expect(Object.keys(await fieldsOf(stats(user, { link_id: id, name: "country", ...range })))).toEqual([field]);
   });
 });
 
@@ -337,8 +365,46 @@ describe("the public page's report", () => {
     expect(long.series.clicks_hour).toBeNull();
     expect(long.hourOfDay[22]).toBe(1);
 
+    // Any range: the value series and the total; no day rows past 3,660 days.
+    const century = await buildStatsReport({ ctx: { db: database.db, now: () => NOW }, linkId: id, input: { from: "2000-01-01", to: "2099-12-31" } });
+    expect(century.total).toBe(3);
+    expect(century.series.clicks).toBeNull();
+    expect(century.series.clicks_hour).toBeNull();
+    expect(century.series.country).toEqual([
+      { value: "SE", count: 2 },
+      { value: "NO", count: 1 },
+    ]);
+    const decade = await buildStatsReport({ ctx: { db: database.db, now: () => NOW }, linkId: id, input: { from: "2016-06-23", to: "2026-06-30" } });
+    expect(decade.series.clicks).toHaveLength(3660);
+
     const found = await findStatsLink({ db: database.db, now: () => NOW }, id);
     expect(found).toMatchObject({ id, userId: user.id, title: "Report", privacy: 0, privacyPasswordHash: null });
     expect(await findStatsLink({ db: database.db, now: () => NOW }, 2_000_000_000)).toBeNull();
+  });
+
+  it("holds at most the top 100 values of each series, the rest added up as Other (CONTRACT §15)", async () => {
+    const user = await owner();
+    const id = await user.link();
+    // 250 referrers: r000 has 250 clicks, r001 249, …, r249 1; 3 clicks from one country.
+    const visits: Click[] = [];
+    for (let i = 0; i < 250; i++) visits.push({ ...click(id, "2026-06-20T10:00:00Z", { referrer: `r${String(i).padStart(3, "0")}.example` }), count: 250 - i });
+    visits.push(click(id, "2026-06-21T10:00:00Z", { country: "SE" }), click(id, "2026-06-21T10:00:00Z", { country: "SE" }), click(id, "2026-06-21T10:00:00Z", { country: "NO" }));
+    await recordClicks(database.db, visits);
+    const report = await buildStatsReport({ ctx: { db: database.db, now: () => NOW }, linkId: id, input: {} });
+    const referrers = report.series.referrer ?? [];
+    expect(referrers).toHaveLength(101);
+    const named = referrers.filter((r) => r.value !== "Unknown" && r.value !== "Other");
+    expect(referrers.at(-1)?.value).toBe("Other");
+    const shown = referrers.slice(0, 100).reduce((n, r) => n + r.count, 0);
+    expect(shown + (referrers.at(-1)?.count ?? 0)).toBe(report.total);
+    expect(report.others.referrer).toEqual({ values: 251 - 100, count: report.total - shown });
+    expect(named[0]).toEqual({ value: "r000.example", count: 250 });
+    // Fewer than 100 values: no Other row.
+    expect(report.series.country).toEqual([
+      { value: "Unknown", count: report.total - 3 },
+      { value: "SE", count: 2 },
+      { value: "NO", count: 1 },
+    ]);
+    expect(report.others.country).toBeNull();
   });
 });

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticated, Ctx, EventData } from "@shortener/core";
+import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { unauthenticated } from "../errors.ts";
 import { createEventData } from "../serialize/events.ts";
 import type { KeyCache } from "./key-cache.ts";
-import type { RateLimiter } from "./rate-limit.ts";
+import { applyTryHeaders, tooManyAttempts, type RateLimiter } from "./rate-limit.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -21,26 +22,47 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Authenticates a request and counts it against the limits (CONTRACT §1, §10), for REST and tRPC alike:
- * a client address locked out by failed authentications gets 429 before its key is even looked up; a
- * missing or unknown key is 401 and counts as a failed authentication of the address; a live key has
- * `cost` requests counted (429 past the limit). Throws an `HttpError`; the headers are set on `reply`.
+ * Authenticates a request and counts it against the limits (CONTRACT §1, §10, §15), for REST and tRPC
+ * alike. A key this process has verified lately is used at once (no try counted), unless its client is
+ * locked out as far as this process knows (429). Any other request — no key, an unknown key, a key not
+ * in memory — is a try of the client group at `key`, counted before the key is looked up: past the
+ * limit it is a 429 without a lookup; an unknown or missing key is a 401; a live key takes its try back.
+ * Then the key's own request limit: `cost` requests (429 past it). Throws an `HttpError`; the headers
+ * are set on `reply`.
  */
 export type Guard = (request: FastifyRequest, reply: FastifyReply, cost?: number) => Promise<Authenticated>;
 
-export function createGuard(deps: ApiDeps, limiter: RateLimiter, keys: KeyCache): Guard {
+export function createGuard(limiter: RateLimiter, keys: KeyCache, failedTries: FailedTries): Guard {
   return async (request, reply, cost = 1) => {
-    await limiter.checkAddress(request, reply);
-    const token = bearerToken(request);
-    const auth = token ? await keys.authenticate(token) : null;
-    if (!auth) {
-      await limiter.failAddress(request, reply);
-      throw unauthenticated();
-    }
+    const auth = await authenticateRequest(request, reply, keys, failedTries);
+    if (!auth) throw unauthenticated();
     await limiter.consumeKey(request, reply, auth.keyId, cost);
     request.auth = auth;
     return auth;
   };
+}
+
+/**
+ * The bearer key of a request, with its failed tries counted as `createGuard` says: the key, null for
+ * none or an unknown one (a counted failed try), or a thrown 429. The stats page uses it for owner keys.
+ */
+export async function authenticateRequest(request: FastifyRequest, reply: FastifyReply, keys: KeyCache, failedTries: FailedTries): Promise<Authenticated | null> {
+  const token = bearerToken(request);
+  const known = token ? keys.peek(token) : undefined;
+  if (known) {
+    const wait = failedTries.blockedFor(request.ip, "key");
+    if (wait > 0) {
+      reply.headers({ "x-ratelimit-limit": failedTries.limit.max, "x-ratelimit-remaining": 0, "retry-after": wait, "x-ratelimit-reset": Math.ceil(Date.now() / 1000) + wait });
+      throw tooManyAttempts();
+    }
+    return known;
+  }
+  const verdict = await failedTries.begin(request.ip, "key");
+  applyTryHeaders(reply, failedTries.limit.max, verdict);
+  if (!verdict.isAllowed) return null;
+  const auth = token ? await keys.authenticate(token) : null;
+  if (auth) await verdict.refund();
+  return auth;
 }
 
 /** The core context of an authenticated request. */

@@ -24,11 +24,14 @@ export function pageMeta(page: Page<unknown>) {
   };
 }
 
-/** The paginator: `links.*` are absolute URLs that keep every filter the request sent. */
+/**
+ * The paginator: `links.*` are absolute URLs that keep every filter the request sent, on the base the
+ * request was given (`request.baseUrl`: never an arbitrary Host header, http/base-url.ts).
+ */
 export function sendList<T, J>(request: FastifyRequest, reply: FastifyReply, page: Page<T>, toJson: (item: T) => J) {
   const meta = pageMeta(page);
   const lastPage = meta.last_page;
-  const path = `${request.protocol}://${request.host}${request.url.split("?")[0]}`;
+  const path = `${request.baseUrl}${request.url.split("?")[0]}`;
   const query = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "");
   const pageUrl = (n: number) => {
     query.set("page", String(n));

@@ -1,6 +1,6 @@
-import fastifyRateLimit, { normalizeIP } from "@fastify/rate-limit";
+import fastifyRateLimit from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Redis } from "ioredis";
+import { closeRedis, connectRedis, type TryVerdict } from "@shortener/web-guard";
 import type { ApiConfig } from "../deps.ts";
 import { HttpError } from "../errors.ts";
 
@@ -9,7 +9,7 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** The counter the next rate-limit call reads: `k:<api key id>` or `a:<client address>`. */
+    /** The counter the next rate-limit call reads: `k:<api key id>`. */
     rateLimitBucket: string;
   }
 }
@@ -18,25 +18,29 @@ type LimitResult = { max: number; remaining: number; ttl: number; isExceeded: bo
 type LimitFn = (request: FastifyRequest, options?: { increment?: boolean }) => Promise<LimitResult>;
 
 /**
- * The API's two limits (docs/adr/0006-rate-limits.md): `consumeKey` counts the requests of an API key,
- * `checkAddress` / `failAddress` the failed authentications of a client address. Each sets
- * `X-RateLimit-Limit` and `X-RateLimit-Remaining`; past a limit it adds `Retry-After` and
- * `X-RateLimit-Reset` (epoch seconds) and throws a 429 `HttpError`.
+ * The API's limit of requests per key (docs/adr/0006-rate-limits.md): `consumeKey` counts them, sets
+ * `X-RateLimit-Limit` and `X-RateLimit-Remaining`, and past the limit adds `Retry-After` and
+ * `X-RateLimit-Reset` (epoch seconds) and throws a 429 `HttpError`. Failed authentications are the
+ * failed-try limiter's (web-guard, `applyTryHeaders`).
  */
 export type RateLimiter = {
   /** Counts `cost` requests of the API key `keyId` (a tRPC batch costs one per call). */
   consumeKey(request: FastifyRequest, reply: FastifyReply, keyId: number, cost?: number): Promise<void>;
-  /** Without counting: a 429 when the client address is locked out by failed authentications. */
-  checkAddress(request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Counts one failed authentication of the client address; a 429 past the limit. */
-  failAddress(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 };
 
 export const tooManyAttempts = () => new HttpError(429, "rate_limited", "Too Many Attempts.");
 
-/** The counter of a client address: `request.ip` (X-Forwarded-For only from TRUST_PROXY), IPv6 by /64. */
-function addressBucket(request: FastifyRequest): string {
-  return `a:${normalizeIP(request.ip)}`;
+/**
+ * The limit headers of a failed-try verdict (a request without a key this process knows): the limit,
+ * what is left of it, and on a refusal `Retry-After` and `X-RateLimit-Reset`, then the 429.
+ */
+export function applyTryHeaders(reply: FastifyReply, max: number, verdict: TryVerdict): void {
+  reply.header("x-ratelimit-limit", max);
+  reply.header("x-ratelimit-remaining", verdict.remaining);
+  if (verdict.isAllowed) return;
+  reply.header("retry-after", verdict.retryAfter);
+  reply.header("x-ratelimit-reset", Math.ceil(verdict.resetAt / 1000));
+  throw tooManyAttempts();
 }
 
 /**
@@ -49,7 +53,7 @@ export async function registerRateLimits(app: FastifyInstance, config: ApiConfig
   const options = {
     global: false,
     timeWindow: RATE_LIMIT_WINDOW_MS,
-    max: (_request: FastifyRequest, key: string) => (key.startsWith("a:") ? config.failedAuthPerMinute : config.rateLimitPerMinute),
+    max: config.rateLimitPerMinute,
     keyGenerator: (request: FastifyRequest) => request.rateLimitBucket,
     cache: 100_000,
   };
@@ -57,7 +61,8 @@ export async function registerRateLimits(app: FastifyInstance, config: ApiConfig
   const local = await createLimitFn(app, options);
   let shared: LimitFn | undefined;
   if (config.redisUrl) {
-    const redis = await connectRedis(app, config.redisUrl);
+    const redis = await connectRedis(config.redisUrl, { name: "shortener-api", onError: (error) => app.log.error({ err: error }, "rate limits: Redis connection error") });
+    app.addHook("onClose", async () => closeRedis(redis));
     shared = await createLimitFn(app, { ...options, redis, nameSpace: config.redisKeyPrefix });
   }
 
@@ -92,15 +97,6 @@ export async function registerRateLimits(app: FastifyInstance, config: ApiConfig
       for (let i = 1; i < cost && !result.isExceeded; i++) result = await limit(request);
       apply(reply, result);
     },
-    async checkAddress(request, reply) {
-      request.rateLimitBucket = addressBucket(request);
-      const result = await limit(request, { increment: false });
-      if (result.isExceeded) apply(reply, result);
-    },
-    async failAddress(request, reply) {
-      request.rateLimitBucket = addressBucket(request);
-      apply(reply, await limit(request));
-    },
   };
 }
 
@@ -119,35 +115,4 @@ async function createLimitFn(app: FastifyInstance, options: Parameters<typeof fa
     if (result.isAllowed) return { max: 0, remaining: 0, ttl: 0, isExceeded: false };
     return { max: result.max, remaining: result.remaining, ttl: result.ttl, isExceeded: result.isExceeded };
   };
-}
-
-/** Connects before the API serves (an unreachable Redis stops the start) and disconnects on close. */
-async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
-  const redis = new Redis(url, {
-    // Shows in CLIENT LIST; the tests use it to see the connection closed with the app.
-    connectionName: `shortener-api-${process.pid}`,
-    lazyConnect: true,
-    connectTimeout: 2_000,
-    commandTimeout: 1_000,
-    maxRetriesPerRequest: 1,
-    // While disconnected, fail at once (and count locally) instead of queueing requests behind Redis.
-    enableOfflineQueue: false,
-  });
-  let lastErrorLog = 0;
-  redis.on("error", (error: unknown) => {
-    if (Date.now() - lastErrorLog < RATE_LIMIT_WINDOW_MS) return;
-    lastErrorLog = Date.now();
-    app.log.error({ err: error }, "rate limits: Redis connection error");
-  });
-  try {
-    await redis.connect();
-  } catch (error) {
-    redis.disconnect();
-    throw new Error(`REDIS_URL cannot be reached: ${(error as Error).message}`, { cause: error });
-  }
-  app.addHook("onClose", async () => {
-    if (redis.status === "ready") await redis.quit();
-    else redis.disconnect();
-  });
-  return redis;
 }

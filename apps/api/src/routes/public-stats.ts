@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
-  createAttemptLimiter,
   buildStatsReport,
   findStatsLink,
   ValidationError,
@@ -9,18 +8,26 @@ import {
   type StatsLink,
   type StatsReport,
 } from "@shortener/core";
+import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
-import { NOT_FOUND_MESSAGE } from "../errors.ts";
-import { bearerToken } from "../http/auth.ts";
+import { HttpError, NOT_FOUND_MESSAGE } from "../errors.ts";
+import { authenticateRequest } from "../http/auth.ts";
 import type { KeyCache } from "../http/key-cache.ts";
 import { resource } from "../http/routes.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { statsCsp } from "../stats-page/html.ts";
-import { hasValidStatsPass, signStatsPass, statsPassCookie } from "../stats-page/pass.ts";
+import { hasValidStatsPass, statsPassCookie } from "../stats-page/pass.ts";
 import { renderMessagePage, renderPasswordPage, renderStatsPage, type PageLink } from "../stats-page/render-stats-page.ts";
 
 /** Who may see a link's page (CONTRACT §8): the owner always; others by its privacy setting. */
 type Access = "open" | "password" | "hidden";
+
+/** A refused try (CONTRACT §15): an owner key or a password past the failed-try limit. */
+class TooManyTries extends Error {
+  constructor(readonly retryAfter: number) {
+    super("Too Many Attempts.");
+  }
+}
 
 const ID = /^[1-9]\d{0,9}$/;
 
@@ -38,38 +45,44 @@ function queryOf(request: FastifyRequest): { from?: unknown; to?: unknown } {
 /**
  * The public statistics page `{base}/stats/{link_id}`: HTML (server-drawn SVG charts, no script, a
  * strict CSP) or, with `Accept: application/json`, every series in one object. Privacy 0: anyone;
- * 1: only the owner's key, others get the same 404 as a missing link; 2: a password form, wrong tries
- * limited per client address and link, a signed HttpOnly cookie once right. The owner's bearer key
- * always opens it. Registered outside /api/v1, so the API key hook does not apply (docs/statistics.md).
+ * 1: only the owner's key, others get the same 404 as a missing link; 2: a password form, a signed
+ * HttpOnly cookie once right. The owner's bearer key always opens it. Wrong passwords and unknown keys
+ * are failed tries (CONTRACT §15), counted before they are checked: passwords per client and link,
+ * keys per client (with the API's). Registered outside /api/v1, so the API key hook does not apply
+ * (docs/statistics.md).
  */
-export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, keys: KeyCache): void {
+export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, keys: KeyCache, failedTries: FailedTries): void {
   const sys = { db: deps.database.db, now: deps.now };
-  const limiter = createAttemptLimiter({ ...deps.config.statsPasswordAttempts, now: () => deps.now().getTime() });
 
-  async function isOwner(request: FastifyRequest, link: StatsLink): Promise<boolean> {
-    const token = bearerToken(request);
-    if (!token) return false;
-    const auth = await keys.authenticate(token);
-    return auth?.userId === link.userId;
+  async function isOwner(request: FastifyRequest, reply: FastifyReply, link: StatsLink): Promise<boolean> {
+    if (!request.headers.authorization) return false;
+    try {
+      const auth = await authenticateRequest(request, reply, keys, failedTries);
+      return auth?.userId === link.userId;
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 429) throw new TooManyTries(Number(reply.getHeader("retry-after")) || 1);
+      throw error;
+    }
   }
 
-  async function accessOf(request: FastifyRequest, link: StatsLink): Promise<Access> {
-    if (await isOwner(request, link)) return "open";
+  async function accessOf(request: FastifyRequest, reply: FastifyReply, link: StatsLink): Promise<Access> {
+    if (await isOwner(request, reply, link)) return "open";
     if (link.privacy === 0) return "open";
     if (link.privacy === 2 && link.privacyPasswordHash) {
-      return hasValidStatsPass(request.headers.cookie, deps.config.secret, link.id, link.privacyPasswordHash) ? "open" : "password";
+      const pass = { secret: deps.config.secret, linkId: link.id, privacyPasswordHash: link.privacyPasswordHash, now: deps.now() };
+      return hasValidStatsPass(request.headers.cookie, pass) ? "open" : "password";
     }
     return "hidden";
   }
 
   /** The link behind the path and what this request may do with it; null when it must look missing. */
-  async function resolve(request: FastifyRequest): Promise<{ link: StatsLink; access: Exclude<Access, "hidden"> } | null> {
+  async function resolve(request: FastifyRequest, reply: FastifyReply): Promise<{ link: StatsLink; access: Exclude<Access, "hidden"> } | null> {
     const raw = (request.params as Record<string, unknown>).id;
     const id = typeof raw === "string" && ID.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(id) || id > 2_147_483_647) return null;
     const link = await findStatsLink(sys, id);
     if (!link) return null;
-    const access = await accessOf(request, link);
+    const access = await accessOf(request, reply, link);
     return access === "hidden" ? null : { link, access };
   }
 
@@ -97,6 +110,22 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
   function notFound(request: FastifyRequest, reply: FastifyReply) {
     if (wantsJson(request)) return jsonError(reply, 404, "not_found", NOT_FOUND_MESSAGE);
     return html(reply, 404, (nonce) => renderMessagePage({ nonce, status: 404, title: "Not found", message: "There are no statistics at this address." }));
+  }
+
+  function tooManyTries(request: FastifyRequest, reply: FastifyReply, retryAfter: number) {
+    const headers = { "retry-after": String(retryAfter) };
+    if (wantsJson(request)) return jsonError(reply, 429, "rate_limited", "Too Many Attempts.", headers);
+    return html(reply, 429, (nonce) => renderMessagePage({ nonce, status: 429, title: "Too many tries", message: "Too many wrong tries. Please wait a few minutes and try again." }), headers);
+  }
+
+  /** `resolve`, with a refused owner-key try answered as a 429. */
+  async function resolveOr429(request: FastifyRequest, reply: FastifyReply) {
+    try {
+      return { found: await resolve(request, reply) };
+    } catch (error) {
+      if (error instanceof TooManyTries) return { limited: tooManyTries(request, reply, error.retryAfter) };
+      throw error;
+    }
   }
 
   function passwordRequired(request: FastifyRequest, reply: FastifyReply, isWrong: boolean) {
@@ -148,33 +177,30 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
 
   resource(app, "/stats/:id", {
     GET: async (request, reply) => {
-      const found = await resolve(request);
+      const { found, limited } = await resolveOr429(request, reply);
+      if (limited) return limited;
       if (!found) return notFound(request, reply);
       if (found.access === "password") return passwordRequired(request, reply, false);
       return show(request, reply, found.link);
     },
     POST: async (request, reply) => {
-      const found = await resolve(request);
+      const { found, limited } = await resolveOr429(request, reply);
+      if (limited) return limited;
       if (!found) return notFound(request, reply);
       const { link } = found;
       const pageUrl = `/stats/${link.id}${request.url.includes("?") ? request.url.slice(request.url.indexOf("?")) : ""}`;
       if (found.access === "open" || !link.privacyPasswordHash) return reply.code(303).header("location", pageUrl).send();
 
-      const key = `${request.ip}|${link.id}`;
-      const wait = limiter.retryAfter(key);
-      if (wait > 0) {
-        const headers = { "retry-after": String(wait) };
-        if (wantsJson(request)) return jsonError(reply, 429, "rate_limited", "Too Many Attempts.", headers);
-        return html(reply, 429, (nonce) => renderMessagePage({ nonce, status: 429, title: "Too many tries", message: "Too many wrong passwords. Please wait a few minutes and try again." }), headers);
-      }
+      // Counted before it is checked (CONTRACT §15); a right password takes its try back.
       const body = (request.body ?? {}) as Record<string, unknown>;
       const password = typeof body.password === "string" ? body.password : "";
+      const verdict = await failedTries.begin(request.ip, `stats:${link.id}`);
+      if (!verdict.isAllowed) return tooManyTries(request, reply, verdict.retryAfter);
       if (!password || password.length > 128 || !(await verifyPassword(password, link.privacyPasswordHash))) {
-        limiter.fail(key);
         return passwordRequired(request, reply, true);
       }
-      limiter.succeed(key);
-      const cookie = statsPassCookie(link.id, signStatsPass(deps.config.secret, link.id, link.privacyPasswordHash), request.protocol === "https");
+      await verdict.refund();
+      const cookie = statsPassCookie({ secret: deps.config.secret, linkId: link.id, privacyPasswordHash: link.privacyPasswordHash, now: deps.now(), isSecure: request.protocol === "https" });
       if (wantsJson(request)) return show(request, reply, link, { "set-cookie": cookie });
       return reply.code(303).headers({ location: pageUrl, "set-cookie": cookie, "cache-control": "private, no-store" }).send();
     },

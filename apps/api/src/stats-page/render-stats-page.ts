@@ -1,4 +1,4 @@
-import { UNKNOWN_VALUE, type StatDimensionName, type StatRow, type StatsReport } from "@shortener/core";
+import { UNKNOWN_VALUE, type FoldedValues, type StatDimensionName, type StatRow, type StatsReport } from "@shortener/core";
 import { barList, columnChart, type BarRow } from "./charts.ts";
 import { displayName, escapeHtml, formatCount, formatDay, statsHtmlPage } from "./html.ts";
 
@@ -20,6 +20,8 @@ const PANEL_ORDER: readonly StatDimensionName[] = ["country", "referrer", "platf
 /** Rows shown as bars per panel; the table under each panel has up to TABLE_ROWS. */
 const TOP_ROWS = 8;
 const TABLE_ROWS = 100;
+/** Longest range drawn as a column a day (the JSON has the days of up to 3,660). */
+const DRAWN_DAYS = 366;
 
 /** The label a value gets on the page (the API keeps the raw value). */
 function labelOf(dimension: StatDimensionName, value: string): string {
@@ -45,7 +47,7 @@ function presets(report: StatsReport, today: string): string {
   return `<nav class="presets" aria-label="Preset ranges">${links.join("")}</nav>`;
 }
 
-function table(caption: string, column: string, rows: Array<{ label: string; value: number; extra?: string }>, total: number): string {
+function table(caption: string, column: string, rows: Array<{ label: string; value: number; extra?: string }>, total: number, after?: string): string {
   const body = rows
     .slice(0, TABLE_ROWS)
     .map((r) => {
@@ -53,7 +55,7 @@ function table(caption: string, column: string, rows: Array<{ label: string; val
       return `<tr><td>${escapeHtml(r.label)}${r.extra ? ` <small>(${escapeHtml(r.extra)})</small>` : ""}</td><td class="n">${formatCount(r.value)}</td><td class="n">${share}</td></tr>`;
     })
     .join("");
-  const more = rows.length > TABLE_ROWS ? `<p class="empty">The first ${TABLE_ROWS} of ${formatCount(rows.length)} rows; the API has them all.</p>` : "";
+  const more = rows.length > TABLE_ROWS ? `<p class="empty">The first ${TABLE_ROWS} of ${formatCount(rows.length)} rows; the API has them all.</p>` : (after ?? "");
   return (
     `<details><summary>${escapeHtml(caption)} as a table</summary><div class="table-scroll"><table><caption class="sr">${escapeHtml(caption)}</caption>` +
     `<thead><tr><th scope="col">${escapeHtml(column)}</th><th scope="col" class="n">Clicks</th><th scope="col" class="n">Share</th></tr></thead>` +
@@ -61,8 +63,14 @@ function table(caption: string, column: string, rows: Array<{ label: string; val
   );
 }
 
-function dimensionPanel(dimension: StatDimensionName, rows: StatRow[], total: number): string {
+/**
+ * One value series: its top values as bars (the rest as one "Other" bar) and a table. `series` ends
+ * with the report's "Other" row when `other` says values were added up (CONTRACT §15).
+ */
+function dimensionPanel(dimension: StatDimensionName, series: StatRow[], other: FoldedValues | null, total: number): string {
   const { heading, column } = TITLES[dimension];
+  const rows = other ? series.slice(0, -1) : series;
+  const valueCount = rows.length + (other?.values ?? 0);
   const labelled = rows.map((r) => ({
     label: labelOf(dimension, r.value),
     value: r.count,
@@ -74,16 +82,22 @@ function dimensionPanel(dimension: StatDimensionName, rows: StatRow[], total: nu
   } else {
     const bars: BarRow[] = labelled.slice(0, TOP_ROWS).map((r) => ({ label: r.label, value: r.value }));
     const rest = labelled.slice(TOP_ROWS);
-    if (rest.length) bars.push({ label: `Other (${formatCount(rest.length)})`, value: rest.reduce((s, r) => s + r.value, 0) });
+    const restValues = rest.length + (other?.values ?? 0);
+    if (restValues) bars.push({ label: `Other (${formatCount(restValues)})`, value: rest.reduce((s, r) => s + r.value, 0) + (other?.count ?? 0) });
+    const after = other ? `<p class="empty">And ${formatCount(other.values)} more values with ${formatCount(other.count)} clicks.</p>` : undefined;
     content =
       barList({ id: `chart-${dimension}`, title: `Clicks by ${column.toLowerCase()}`, rows: bars, total, tone: dimension }) +
-      table(heading, column, labelled.map((r) => ({ label: r.label, value: r.value, ...(r.extra ? { extra: r.extra } : {}) })), total);
+      table(heading, column, labelled.map((r) => ({ label: r.label, value: r.value, ...(r.extra ? { extra: r.extra } : {}) })), total, after);
   }
-  return `<section class="panel" aria-labelledby="h-${dimension}" data-dimension="${dimension}"><h2 id="h-${dimension}">${heading}<small>${formatCount(rows.length)} ${rows.length === 1 ? "value" : "values"}</small></h2>${content}</section>`;
+  return `<section class="panel" aria-labelledby="h-${dimension}" data-dimension="${dimension}"><h2 id="h-${dimension}">${heading}<small>${formatCount(valueCount)} ${valueCount === 1 ? "value" : "values"}</small></h2>${content}</section>`;
 }
 
 function dailyPanel(report: StatsReport): string {
   const daily = report.series.clicks;
+  if (!daily || daily.length > DRAWN_DAYS) {
+    const note = `Clicks per day are drawn for ranges of ${DRAWN_DAYS} days or less: choose a shorter range.`;
+    return `<section class="panel" aria-labelledby="h-clicks"><h2 id="h-clicks">Clicks over time<small>per day, UTC</small></h2><p class="empty">${note}</p></section>`;
+  }
   const withYear = report.range.from.slice(0, 4) !== report.range.to.slice(0, 4);
   const step = Math.max(1, Math.ceil(daily.length / 7));
   const xLabels = daily.flatMap((r, i) => (i % step === 0 ? [{ index: i, label: formatDay(r.value) }] : []));
@@ -134,7 +148,7 @@ function topOf(report: StatsReport, dimension: StatDimensionName): { label: stri
 export function renderStatsPage(options: { link: PageLink; report: StatsReport; today: string; nonce: string; notice?: string }): string {
   const { link, report } = options;
   const heading = link.title ?? link.shortUrl;
-  const busiest = report.series.clicks.reduce<StatRow | undefined>((best, r) => (r.count > (best?.count ?? 0) ? r : best), undefined);
+  const busiest = (report.series.clicks ?? []).reduce<StatRow | undefined>((best, r) => (r.count > (best?.count ?? 0) ? r : best), undefined);
   const country = topOf(report, "country");
   const referrer = topOf(report, "referrer");
   const cards =
@@ -152,7 +166,7 @@ export function renderStatsPage(options: { link: PageLink; report: StatsReport; 
     (options.notice ? `<p class="alert" role="alert">${escapeHtml(options.notice)}</p>` : "") +
     `<ul class="cards" aria-label="Summary">${cards}</ul>` +
     dailyPanel(report) +
-    `<div class="grid">${PANEL_ORDER.map((d) => dimensionPanel(d, report.series[d] ?? [], report.total)).join("")}</div>` +
+    `<div class="grid">${PANEL_ORDER.map((d) => dimensionPanel(d, report.series[d] ?? [], report.others[d], report.total)).join("")}</div>` +
     hourPanel(report) +
     `<footer>All times are UTC. Clicks show here within seconds of each visit.</footer></div>`;
   return statsHtmlPage(`Statistics: ${heading}`, body, options.nonce);

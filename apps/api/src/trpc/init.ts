@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Ctx, QrCache, WebhookTargetOptions } from "@shortener/core";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { Serializers } from "../serialize/resources.ts";
+import { rejectNul } from "../http/nul.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
 /** What every procedure gets: a core context acting as the key's user, the key, the serialisers, the configured domain verbs, webhook target rules and the QR codes. */
@@ -41,8 +42,14 @@ const withContext = t.middleware(async ({ ctx, next }) => {
   return next({ ctx: context });
 });
 
+/** A NUL in any string of the input: a validation error naming the field (CONTRACT §15), before any parser. */
+const refuseNul = t.middleware(async ({ getRawInput, next }) => {
+  rejectNul([["", await getRawInput()]]);
+  return next();
+});
+
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 /** Every procedure is authenticated: the context is only created for a live key (context.ts). */
-export const procedure = t.procedure.use(mapErrors).use(withContext);
+export const procedure = t.procedure.use(mapErrors).use(refuseNul).use(withContext);

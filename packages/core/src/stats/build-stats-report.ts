@@ -1,38 +1,50 @@
 import type { SystemCtx } from "../context.ts";
 import { parseInput } from "../validation/fields.ts";
 import { resolveRange, type StatsRange } from "./range.ts";
-import { readDailyClicks, readDimensions, readHourlyClicks, readHourOfDay, type StatRow } from "./read-series.ts";
-import { MAX_HOURLY_DAYS, MAX_STATS_DAYS, STAT_DIMENSIONS, StatsRangeInput, type StatName } from "./schemas.ts";
+import { readDailyClicks, readHourlyClicks, readHourOfDay, readTopDimensions, readTotal, type FoldedValues, type StatRow } from "./read-series.ts";
+import { MAX_DAILY_DAYS, MAX_HOURLY_DAYS, STAT_DIMENSIONS, StatsRangeInput, type StatDimensionName, type StatName } from "./schemas.ts";
+
+/** Values of each series the public page shows; the rest are added up as one row (CONTRACT §15). */
+export const PUBLIC_TOP_VALUES = 100;
+/** The label of that row. */
+export const OTHER_VALUE = "Other";
 
 /** Every series of one link over one range: what the public stats page shows. */
 export type StatsReport = {
   range: StatsRange;
   /** Clicks in the range. */
   total: number;
-  /** Every series of CONTRACT §8; `clicks_hour` is null when the range is longer than 31 days. */
-  series: Record<StatName, StatRow[] | null> & { clicks: StatRow[] };
+  /**
+   * Every series of CONTRACT §8. `clicks_hour` is null past 31 days and `clicks` past 3,660 days (a row
+   * per hour or day); the other series take any range and hold at most their top 100 values, then one
+   * row `{"value":"Other"}` adding up the rest.
+   */
+  series: Record<StatName, StatRow[] | null>;
+  /** For each dimension, the values added up in its "Other" row (null when there is none). */
+  others: Record<StatDimensionName, FoldedValues | null>;
   /** Clicks by UTC hour of the day (00 first), summed over the range. */
   hourOfDay: number[];
 };
 
 /**
  * All the statistics of a link for its public page. No owner check: the caller has already decided the
- * visitor may see them (the link's privacy setting, docs/statistics.md).
+ * visitor may see them (the link's privacy setting, docs/statistics.md). Its size is bounded whatever
+ * the traffic: at most 101 rows a value series, and time series only over the ranges that cap them.
  */
 export async function buildStatsReport({ ctx, linkId, input }: { ctx: SystemCtx; linkId: number; input: StatsRangeInput }): Promise<StatsReport> {
   const p = parseInput(StatsRangeInput, input);
-  const range = resolveRange(p, ctx.now(), MAX_STATS_DAYS);
-  const hasHourly = range.days <= MAX_HOURLY_DAYS;
-  const [clicks, hourly, hourOfDay, dimensions] = await Promise.all([
-    readDailyClicks(ctx.db, linkId, range),
-    hasHourly ? readHourlyClicks(ctx.db, linkId, range) : Promise.resolve(null),
+  const range = resolveRange(p, ctx.now());
+  const [total, clicks, hourly, hourOfDay, dimensions] = await Promise.all([
+    readTotal(ctx.db, linkId, range),
+    range.days <= MAX_DAILY_DAYS ? readDailyClicks(ctx.db, linkId, range) : Promise.resolve(null),
+    range.days <= MAX_HOURLY_DAYS ? readHourlyClicks(ctx.db, linkId, range) : Promise.resolve(null),
     readHourOfDay(ctx.db, linkId, range),
-    readDimensions(ctx.db, linkId, range, STAT_DIMENSIONS),
+    readTopDimensions(ctx.db, linkId, range, STAT_DIMENSIONS, PUBLIC_TOP_VALUES),
   ]);
-  return {
-    range,
-    total: clicks.reduce((sum, r) => sum + r.count, 0),
-    series: { clicks, clicks_hour: hourly, ...dimensions },
-    hourOfDay,
-  };
+  const series = { clicks, clicks_hour: hourly } as Record<StatName, StatRow[] | null>;
+  for (const d of STAT_DIMENSIONS) {
+    const other = dimensions.folded[d];
+    series[d] = other ? [...dimensions.rows[d], { value: OTHER_VALUE, count: other.count }] : dimensions.rows[d];
+  }
+  return { range, total, series, others: dimensions.folded, hourOfDay };
 }

@@ -26,12 +26,14 @@ export function eachDay(range: StatsRange): string[] {
 }
 
 /**
- * Fills in the defaults (`to`: today, UTC; `from`: 30 days ending at `to`) and checks the order and the
- * length. Both cross-field errors name `from`: `to` alone can never make a range invalid.
+ * Fills in the defaults (`to`: today, UTC; `from`: 30 days ending at `to`) and checks the order and, for
+ * the series that have one, the length. Both cross-field errors name `from`: `to` alone can never make
+ * a range invalid. A default `from` before 0001-01-01 (a `to` in January of year 1) starts there.
  */
-export function resolveRange(input: { from?: string | undefined; to?: string | undefined }, now: Date, maxDays: number, what = "statistics"): StatsRange {
+export function resolveRange(input: { from?: string | undefined; to?: string | undefined }, now: Date, maxDays = Infinity, what = "statistics"): StatsRange {
   const to = input.to ?? utcDay(now);
-  const from = input.from ?? addDays(to, -(DEFAULT_STATS_DAYS - 1));
+  const earliest = addDays(to, -(DEFAULT_STATS_DAYS - 1));
+  const from = input.from ?? (earliest < "0001-01-01" || earliest.length !== 10 ? "0001-01-01" : earliest);
   const days = daysIn(from, to);
   if (days < 1) throw ValidationError.field("from", "The from date must be a date before or equal to the to date.");
   if (days > maxDays) throw ValidationError.field("from", `The range of ${what} may span at most ${maxDays} days.`);

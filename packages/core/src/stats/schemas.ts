@@ -10,16 +10,19 @@ export type StatName = (typeof STAT_NAMES)[number];
 export const STAT_DIMENSIONS = ["country", "platform", "browser", "device", "language", "referrer"] as const;
 export type StatDimensionName = (typeof STAT_DIMENSIONS)[number];
 
-/** Longest range of one request, in days (both ends included): a year with its leap day. */
-export const MAX_STATS_DAYS = 366;
+/**
+ * Longest range of the daily series `clicks`, in days (both ends included): about ten years (CONTRACT
+ * §15). The hourly series takes at most 31 days (§8); the other series take any range.
+ */
+export const MAX_DAILY_DAYS = 3660;
 /** Longest range of the hourly series (CONTRACT §8). */
 export const MAX_HOURLY_DAYS = 31;
 /** The default range: the last 30 days, today included (UTC). */
 export const DEFAULT_STATS_DAYS = 30;
 
-/** True for `YYYY-MM-DD` naming a real calendar day. */
+/** True for `YYYY-MM-DD` naming a real calendar day, 0001-01-01 to 9999-12-31 (Postgres has no year 0). */
 export function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || value.startsWith("0000")) return false;
   const d = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
 }

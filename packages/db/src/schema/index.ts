@@ -414,3 +414,20 @@ export const webhookAttempts = pgTable(
   },
   (t) => [index("webhook_attempts_webhook_id_id_idx").on(t.webhookId, t.id), index("webhook_attempts_delivery_id_idx").on(t.deliveryId)],
 );
+
+/**
+ * Failed tries (wrong link and stats passwords, unknown API keys) per client group and target, shared by
+ * every process when there is no Redis (docs/adr/0016-failed-try-limits.md). One row a key, counted
+ * with an atomic upsert before the try is checked; `expires_at` ends its window, and expired rows are
+ * swept in small batches through its index. UNLOGGED (see the migration): counters may be lost in a
+ * crash, and they are not worth write-ahead logging.
+ */
+export const failedTries = pgTable(
+  "failed_tries",
+  {
+    key: text().primaryKey(),
+    count: integer().notNull(),
+    expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [index("failed_tries_expires_at_idx").on(t.expiresAt)],
+);

@@ -1,0 +1,158 @@
+import { LRUCache } from "lru-cache";
+import type { Database } from "@shortener/db";
+import { clientGroup } from "./client-group.ts";
+import { FAILED_TRY_LIMIT, type FailedTryLimit } from "./limit.ts";
+import { createMemoryStore } from "./memory-store.ts";
+import { createPostgresStore } from "./postgres-store.ts";
+import { createRedisStore } from "./redis-store.ts";
+import type { TryStore } from "./store.ts";
+import { closeRedis, connectRedis } from "../redis.ts";
+
+/**
+ * What is being guessed: one link's password (`link:<id>`), one link's stats password (`stats:<id>`),
+ * or API keys in general (`key`: the API's bearer keys and the owner key of a stats page alike, so a
+ * client cannot get ten more guesses by asking another link's stats page).
+ */
+export type TryTarget = `link:${number}` | `stats:${number}` | "key";
+
+/** The answer to a try, given before it is checked. */
+export type TryVerdict =
+  | {
+      isAllowed: true;
+      /** Tries of this client at this target in the window, this one included. */
+      count: number;
+      remaining: number;
+      /** When the window ends, epoch ms. */
+      resetAt: number;
+      /** The try was right: take it back (never throws; a failure is logged). */
+      refund(): Promise<void>;
+    }
+  | { isAllowed: false; count: number; remaining: 0; resetAt: number; /** Whole seconds, at least 1. */ retryAfter: number };
+
+export type FailedTries = {
+  readonly limit: FailedTryLimit;
+  /**
+   * Counts a try of the client at `address` (grouped: IPv4 address, IPv6 /64) on `target`, atomically,
+   * before the caller checks it (CONTRACT §15): of N concurrent tries at most `limit.max` are allowed,
+   * whatever their order. Refused tries are answered from this process's memory once it knows the
+   * window is used up, without asking the store again.
+   */
+  begin(address: string | undefined, target: TryTarget): Promise<TryVerdict>;
+  /**
+   * Seconds until the client may try `target` again, as far as this process knows without asking the
+   * store (a window it saw used up), else 0. For requests that need no try (an API key this process has
+   * already verified) but must still be refused while their client is locked out.
+   */
+  blockedFor(address: string | undefined, target: TryTarget): number;
+  /** The store in use now: `redis`, `postgres` or `memory` (while the shared store fails). */
+  storeName(): string;
+  close(): Promise<void>;
+};
+
+export type FailedTriesLog = { error(obj: unknown, msg?: string): void };
+
+/**
+ * The failed-try limiter over `store`. When the store fails (Redis or the database unreachable), tries
+ * are counted in a bounded memory store of this process meanwhile (logged at most once a minute), so a
+ * password form keeps working, with per-process limits, until the store answers again.
+ */
+export function createFailedTries(options: {
+  store: TryStore;
+  limit?: FailedTryLimit;
+  now?: () => number;
+  log?: FailedTriesLog;
+  /** Keys this process remembers as used up (no store call for them): bounded, least recently used dropped. */
+  maxBlockedKeys?: number;
+  onClose?: () => Promise<void>;
+}): FailedTries {
+  const { store } = options;
+  const limit = options.limit ?? FAILED_TRY_LIMIT;
+  const now = options.now ?? Date.now;
+  const fallback = createMemoryStore();
+  const blocked = new LRUCache<string, number>({ max: options.maxBlockedKeys ?? 10_000 });
+  let lastFailureLog = 0;
+  let isFallingBack = false;
+
+  const refused = (count: number, resetAt: number, at: number): TryVerdict => ({
+    isAllowed: false,
+    count,
+    remaining: 0,
+    resetAt,
+    retryAfter: Math.max(1, Math.ceil((resetAt - at) / 1000)),
+  });
+
+  const logFailure = (error: unknown, what: string) => {
+    if (now() - lastFailureLog < 60_000) return;
+    lastFailureLog = now();
+    options.log?.error({ err: error, store: store.name }, `failed tries: the ${store.name} store failed to ${what}; counting in this process's memory meanwhile`);
+  };
+
+  return {
+    limit,
+    storeName: () => (isFallingBack ? fallback.name : store.name),
+    blockedFor(address, target) {
+      const until = blocked.get(`${target}|${clientGroup(address)}`);
+      const at = now();
+      return until !== undefined && until > at ? Math.max(1, Math.ceil((until - at) / 1000)) : 0;
+    },
+    async begin(address, target) {
+      const key = `${target}|${clientGroup(address)}`;
+      const at = now();
+      const until = blocked.get(key);
+      if (until !== undefined) {
+        if (until > at) return refused(limit.max + 1, until, at);
+        blocked.delete(key);
+      }
+      let counter = store;
+      let result;
+      try {
+        result = await store.add(key, limit.windowMs, at);
+        isFallingBack = false;
+      } catch (error) {
+        logFailure(error, "count a try");
+        isFallingBack = true;
+        counter = fallback;
+        result = await fallback.add(key, limit.windowMs, at);
+      }
+      if (result.count > limit.max) {
+        blocked.set(key, result.resetAt);
+        return refused(result.count, result.resetAt, at);
+      }
+      return {
+        isAllowed: true,
+        count: result.count,
+        remaining: limit.max - result.count,
+        resetAt: result.resetAt,
+        refund: () => counter.remove(key, now()).catch((error: unknown) => logFailure(error, "take a try back")),
+      };
+    },
+    async close() {
+      await store.close();
+      await fallback.close();
+      await options.onClose?.();
+    },
+  };
+}
+
+/**
+ * The limiter every process of a deployment shares: counters in Redis with `redisUrl`, else in the
+ * database's `failed_tries` table (Postgres, or PGlite in embedded mode). Connects to Redis before
+ * returning (an unreachable one stops the start).
+ */
+export async function openFailedTries(options: {
+  database: Database;
+  redisUrl?: string | undefined;
+  redisPrefix?: string;
+  limit?: FailedTryLimit;
+  now?: () => number;
+  log?: FailedTriesLog;
+}): Promise<FailedTries> {
+  const common = { ...(options.limit ? { limit: options.limit } : {}), ...(options.now ? { now: options.now } : {}), ...(options.log ? { log: options.log } : {}) };
+  if (options.redisUrl) {
+    const log = options.log;
+    const redis = await connectRedis(options.redisUrl, { name: "shortener-failed-tries", onError: (error) => log?.error({ err: error }, "failed tries: Redis connection error") });
+    const store = createRedisStore(redis, options.redisPrefix ? { prefix: options.redisPrefix } : {});
+    return createFailedTries({ ...common, store, onClose: () => closeRedis(redis) });
+  }
+  return createFailedTries({ ...common, store: createPostgresStore(options.database, options.now ? { now: options.now } : {}) });
+}

@@ -1,0 +1,162 @@
+import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { Redis } from "ioredis";
+import { queryRows, type Database } from "@shortener/db";
+import { openTestDb } from "@shortener/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFailedTries, createMemoryStore, createPostgresStore, createRedisStore, FAILED_TRY_LIMIT, sweepFailedTries, type TryStore } from "../src/index.ts";
+
+/**
+ * The failed-try limiter on each store, on this project's database (PGlite or Postgres) and on the
+ * machine's Redis (needed: these tests fail, never skip, when it is down).
+ */
+const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const PREFIX = `shortener-test:${randomBytes(6).toString("hex")}:`;
+
+let database: Database;
+let redis: Redis;
+beforeAll(async () => {
+  database = await openTestDb();
+  redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+});
+afterAll(async () => {
+  await database?.close();
+  if (redis) {
+    const keys = await redis.keys(`${PREFIX}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  }
+});
+
+const stores: Array<[string, () => TryStore]> = [
+  ["the database", () => createPostgresStore(database)],
+  ["Redis", () => createRedisStore(redis, { prefix: PREFIX })],
+  ["memory", () => createMemoryStore()],
+];
+
+let n = 0;
+const target = () => `link:${++n}` as const;
+
+describe.each(stores)("on %s", (_name, makeStore) => {
+  it("200 concurrent tries: exactly 10 are allowed, and the rest are refused with Retry-After", async () => {
+    const tries = createFailedTries({ store: makeStore() });
+    const t = target();
+    const verdicts = await Promise.all(Array.from({ length: 200 }, () => tries.begin("203.0.113.9", t)));
+    const allowed = verdicts.filter((v) => v.isAllowed);
+    expect(allowed).toHaveLength(FAILED_TRY_LIMIT.max);
+    expect(allowed.map((v) => v.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for (const v of verdicts.filter((v) => !v.isAllowed)) {
+      expect(v.isAllowed || v.retryAfter).toBeGreaterThan(14 * 60);
+      expect(v.isAllowed || v.retryAfter).toBeLessThanOrEqual(15 * 60);
+    }
+    await tries.close();
+  });
+
+  it("counts per client group and target: another /64 or another link starts from zero; the same /64 shares", async () => {
+    const tries = createFailedTries({ store: makeStore(), limit: { max: 2, windowMs: 60_000 } });
+    const t = target();
+    expect((await tries.begin("2001:db8:1:2::1", t)).isAllowed).toBe(true);
+    expect((await tries.begin("2001:db8:1:2::2", t)).isAllowed).toBe(true);
+    expect((await tries.begin("2001:db8:1:2::3", t)).isAllowed).toBe(false);
+    expect((await tries.begin("2001:db8:1:3::1", t)).isAllowed).toBe(true);
+    expect((await tries.begin("2001:db8:1:2::1", target())).isAllowed).toBe(true);
+    await tries.close();
+  });
+
+  it("a refund takes exactly one try back, so a right password does not reset a guesser's count", async () => {
+    const tries = createFailedTries({ store: makeStore(), limit: { max: 3, windowMs: 60_000 } });
+    const t = target();
+    const first = await tries.begin("198.51.100.1", t);
+    const second = await tries.begin("198.51.100.1", t);
+    if (!second.isAllowed || !first.isAllowed) throw new Error("expected allowed");
+    await second.refund();
+    expect(await tries.begin("198.51.100.1", t)).toMatchObject({ isAllowed: true, count: 2 });
+    expect(await tries.begin("198.51.100.1", t)).toMatchObject({ isAllowed: true, count: 3, remaining: 0 });
+    expect(await tries.begin("198.51.100.1", t)).toMatchObject({ isAllowed: false });
+    await tries.close();
+  });
+});
+
+describe("windows on the database and in memory follow the injected clock", () => {
+  it.each([
+    ["the database", (now: () => number) => createPostgresStore(database, { now })],
+    ["memory", () => createMemoryStore()],
+  ])("%s: a used-up window opens again when it ends, not before", async (_name, make) => {
+    let clock = Date.parse("2026-11-22T10:00:00Z");
+    const now = () => clock;
+    const tries = createFailedTries({ store: make(now), limit: { max: 2, windowMs: 60_000 }, now });
+    const t = target();
+    await tries.begin("192.0.2.1", t);
+    await tries.begin("192.0.2.1", t);
+    expect(await tries.begin("192.0.2.1", t)).toMatchObject({ isAllowed: false, retryAfter: 60 });
+    clock += 59_000;
+    expect(await tries.begin("192.0.2.1", t)).toMatchObject({ isAllowed: false, retryAfter: 1 });
+    clock += 1_000;
+    expect(await tries.begin("192.0.2.1", t)).toMatchObject({ isAllowed: true, count: 1 });
+    await tries.close();
+  });
+});
+
+describe("Redis windows", () => {
+  it("expire with Redis's own expiry (a window of 300 ms)", async () => {
+    const tries = createFailedTries({ store: createRedisStore(redis, { prefix: PREFIX }), limit: { max: 1, windowMs: 300 } });
+    const t = target();
+    expect((await tries.begin("192.0.2.2", t)).isAllowed).toBe(true);
+    expect((await tries.begin("192.0.2.2", t)).isAllowed).toBe(false);
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await tries.begin("192.0.2.2", t)).isAllowed).toBe(true);
+    const ttl = await redis.pttl(`${PREFIX}${t}|192.0.2.2`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(300);
+    await tries.close();
+  });
+});
+
+describe("bounded cost", () => {
+  it("a try is a primary-key upsert and a sweep walks the expires_at index, with 150,000 rows in the table", async () => {
+    const now = Date.parse("2026-11-22T10:00:00Z");
+    await database.db.execute(sql`insert into failed_tries (key, count, expires_at)
+      select 'flood|' || i, 1, ${new Date(now).toISOString()}::timestamptz + (case when i % 2 = 0 then -1 else 1 end) * interval '1 minute'
+      from generate_series(1, 150000) i`);
+    await database.db.execute(sql`analyze failed_tries`);
+    const plan = async (query: ReturnType<typeof sql>) =>
+      (await queryRows<Record<string, string>>(database.db, sql`explain ${query}`)).map((r) => Object.values(r)[0]).join("\n");
+    const upsert = await plan(sql`insert into failed_tries as f (key, count, expires_at) values ('k', 1, now())
+      on conflict (key) do update set count = f.count + 1 returning count`);
+    expect(upsert).toMatch(/Conflict Arbiter Indexes: failed_tries_pkey/);
+    const sweep = await plan(sql`delete from failed_tries where key = any(array(select key from failed_tries where expires_at <= now() order by expires_at limit 1000)) and expires_at <= now()`);
+    expect(sweep).toMatch(/failed_tries_expires_at_idx/);
+    expect(sweep).not.toMatch(/Seq Scan on failed_tries/);
+
+    await sweepFailedTries(database, now);
+    const [left] = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from failed_tries where key like 'flood|%'`);
+    expect(left?.n).toBe(150_000 - 1_000);
+    await database.db.execute(sql`delete from failed_tries where key like 'flood|%'`);
+  });
+
+  it("memory: at most maxKeys counters, whatever the number of clients", async () => {
+    const store = createMemoryStore({ maxKeys: 1_000 });
+    for (let i = 0; i < 20_000; i++) await store.add(`k${i}`, 60_000, 0);
+    expect(store.size()).toBe(1_000);
+  });
+});
+
+describe("when the shared store fails", () => {
+  it("counts in memory meanwhile, logged once, and still refuses past the limit", async () => {
+    const broken: TryStore = {
+      name: "postgres",
+      add: () => Promise.reject(new Error("connection refused")),
+      remove: () => Promise.reject(new Error("connection refused")),
+      close: async () => {},
+    };
+    const logged: unknown[] = [];
+    const tries = createFailedTries({ store: broken, limit: { max: 2, windowMs: 60_000 }, log: { error: (obj) => logged.push(obj) } });
+    const t = target();
+    const verdicts = await Promise.all(Array.from({ length: 5 }, () => tries.begin("192.0.2.3", t)));
+    expect(verdicts.filter((v) => v.isAllowed)).toHaveLength(2);
+    expect(tries.storeName()).toBe("memory");
+    expect(logged).toHaveLength(1);
+    await tries.close();
+  });
+});
