@@ -204,7 +204,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     }
     if (runs.has("importer")) {
       await queue?.start();
-      // Webhook deliveries are the worker role's too (docs/adr/0016-webhooks.md).
+      // Webhook deliveries are the worker role's too (docs/adr/0023-webhooks.md).
       const { createWebhookWorker } = await import("@shortener/importer");
       const webhooks = createWebhookWorker({ database, now, log: logger, config: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE } });
       closers.push(() => webhooks.close());

@@ -7,7 +7,7 @@ import { sendMethodNotAllowed, sendPage } from "./respond.ts";
 const OPTIONS = ["format", "size", "margin", "ecc"] as const;
 
 /**
- * `GET {short_url}/qr` (CONTRACT §17, docs/adr/0016-qr-codes.md): the QR code of a link that would
+ * `GET {short_url}/qr` (CONTRACT §17, docs/adr/0024-qr-codes.md): the QR code of a link that would
  * send its visitors on — not of a disabled or expired one (the small 404 page, whatever the domain's
  * `not_found_page` says: an image was asked for). A password link has its code: the code holds only
  * the short URL, which the visitor then opens and answers the form at. Never a visit, never counted.

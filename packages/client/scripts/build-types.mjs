@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Writes dist/index.d.ts: the client's declarations with the router's types in the file itself, so a
- * service outside this repository needs only @trpc/client and @trpc/server (docs/adr/0016-builds-and-operations.md).
+ * service outside this repository needs only @trpc/client and @trpc/server (docs/adr/0022-builds-and-operations.md).
  *
  * The router type (`AppRouter` of @shortener/api) is read with the TypeScript compiler from the API's
  * sources, and every procedure's input, output and error shape is printed as a plain structural type

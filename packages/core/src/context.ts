@@ -9,7 +9,7 @@ export type Actor = { userId: number; role: Role };
 /**
  * Renders the `data` of webhook events: the adapter's JSON of a link (CONTRACT §3) and of an import job
  * (§12), so an event carries exactly what the API answers. Core records link and import events only
- * when the context carries it (docs/adr/0016-webhooks.md).
+ * when the context carries it (docs/adr/0023-webhooks.md).
  */
 export type EventData = { link(link: Link): unknown; importJob(job: ImportJob & { errors: RowError[] }): unknown };
 

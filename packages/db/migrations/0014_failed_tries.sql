@@ -1,4 +1,4 @@
--- Failed-try counters (docs/adr/0016-failed-try-limits.md). UNLOGGED: no write-ahead log for a row
+-- Failed-try counters (docs/adr/0020-failed-try-limits.md). UNLOGGED: no write-ahead log for a row
 -- that is bumped on every wrong password, at the price of losing the counters in a crash.
 CREATE UNLOGGED TABLE "failed_tries" (
 	"key" text PRIMARY KEY NOT NULL,

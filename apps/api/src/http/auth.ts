@@ -74,7 +74,7 @@ export function ctxOf(deps: ApiDeps, request: FastifyRequest): Ctx {
 
 const eventData = new WeakMap<ApiDeps, EventData>();
 
-/** The core context of a request: it acts as the key's user, and renders webhook events (docs/adr/0016-webhooks.md). */
+/** The core context of a request: it acts as the key's user, and renders webhook events (docs/adr/0023-webhooks.md). */
 export function coreCtx(deps: ApiDeps, auth: Authenticated): Ctx {
   let events = eventData.get(deps);
   if (!events) eventData.set(deps, (events = createEventData(deps.config)));

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 
 /**
- * `GET /api/docs`: the OpenAPI document rendered by Redoc (docs/adr/0016-builds-and-operations.md).
+ * `GET /api/docs`: the OpenAPI document rendered by Redoc (docs/adr/0022-builds-and-operations.md).
  * Everything comes from this service: the page, Redoc's standalone bundle (from the `redoc` npm
  * package) and the document. No CDN, no fonts from elsewhere, no telemetry; the CSP allows nothing
  * else, and no one may frame the page.

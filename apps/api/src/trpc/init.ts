@@ -12,7 +12,7 @@ export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: Fa
 /**
  * The router's own context type is a handle that names nothing of the server: the router's type is
  * what `@shortener/client` publishes, and it must not drag the database's or Fastify's types along
- * (docs/adr/0016-builds-and-operations.md). A middleware hands the procedures the real context.
+ * (docs/adr/0022-builds-and-operations.md). A middleware hands the procedures the real context.
  */
 export type TrpcRequestHandle = { readonly request: object };
 

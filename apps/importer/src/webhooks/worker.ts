@@ -84,7 +84,7 @@ type WakeMessage = { webhookId: number };
 const MAX_LOCAL_WAIT_MS = 60_000;
 
 /**
- * The webhook delivery worker (CONTRACT §18, docs/adr/0016-webhooks.md). Events wait in the outbox
+ * The webhook delivery worker (CONTRACT §18, docs/adr/0023-webhooks.md). Events wait in the outbox
  * (`webhook_events`), written in the same transaction as their change; this worker moves them into one
  * delivery per subscribed webhook, then sends each webhook's deliveries strictly in order — a delivery
  * is tried only once the one before it was delivered or finally failed — with retries backed off

@@ -70,7 +70,7 @@ const TAKEN = "The name has already been taken.";
  * Creates a domain for the caller (CONTRACT §4, §14). An admin's domain, or any domain when
  * verification is off, is verified at once; another user's starts unverified with a token for its TXT
  * record. A name is taken when a verified domain has it, or the caller has it already; an unverified
- * claim of another user takes nothing (docs/adr/0016-domain-verification.md).
+ * claim of another user takes nothing (docs/adr/0017-domain-verification.md).
  */
 export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY }: { ctx: Ctx; input: CreateDomainInput; policy?: DomainPolicy }): Promise<Domain> {
   const { values, errors } = parseFields(CreateDomainShape, input);

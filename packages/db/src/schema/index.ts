@@ -324,7 +324,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
  * A user's webhook (CONTRACT §18). The signing secret is kept as is: the worker needs it to sign every
- * delivery, so unlike API keys and passwords it cannot be a hash (docs/adr/0016-webhooks.md).
+ * delivery, so unlike API keys and passwords it cannot be a hash (docs/adr/0023-webhooks.md).
  * `failing_since` is when the current run of failed attempts began (null after a success); a webhook
  * failing for 3 days is disabled.
  */
@@ -417,7 +417,7 @@ export const webhookAttempts = pgTable(
 
 /**
  * Failed tries (wrong link and stats passwords, unknown API keys) per client group and target, shared by
- * every process when there is no Redis (docs/adr/0016-failed-try-limits.md). One row a key, counted
+ * every process when there is no Redis (docs/adr/0020-failed-try-limits.md). One row a key, counted
  * with an atomic upsert before the try is checked; `expires_at` ends its window, and expired rows are
  * swept in small batches through its index. UNLOGGED (see the migration): counters may be lost in a
  * crash, and they are not worth write-ahead logging.
