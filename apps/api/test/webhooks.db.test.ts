@@ -113,7 +113,7 @@ describe("/api/v1/webhooks", () => {
     ["an unknown event", { url: "https://hooks.example/", "events[]": ["link.created", "link.exploded"] }, { "events.1": ['The event "link.exploded" is not one of link.created, link.updated, link.deleted, link.clicked, import.completed.'] }],
     ["an empty event list", { url: "https://hooks.example/", events: "" }, { events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed."] }],
     ["disabled out of range", { url: "https://hooks.example/", events: "link.created", disabled: "2" }, { disabled: ["The disabled must be one of 0, 1."] }],
-    ["a NUL byte", { url: "https://hooks.example/\u0000", events: "link.created" }, { url: ["The url must not contain spaces or control characters."] }],
+    ["a NUL byte", { url: "https://hooks.example/\u0000", events: "link.created" }, { url: ["The url field must not contain a NUL character (U+0000)."] }],
   ])("422 for %s, every failing field at once", async (_name, form, message) => {
     const user = await api.user();
     const res = await api.call(user, "POST", "/api/v1/webhooks", form as Record<string, string>);

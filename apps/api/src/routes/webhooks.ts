@@ -1,8 +1,20 @@
 import type { FastifyInstance, RouteHandlerMethod } from "fastify";
-import { createWebhook, deleteWebhook, getWebhook, listWebhookDeliveries, listWebhooks, updateWebhook } from "@shortener/core";
+import {
+  createWebhook,
+  CreateWebhookInput,
+  deleteWebhook,
+  getWebhook,
+  listWebhookDeliveries,
+  ListWebhookDeliveriesInput,
+  listWebhooks,
+  ListWebhooksInput,
+  updateWebhook,
+  UpdateWebhookInput,
+} from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { sendDeleted, sendList, sendOne } from "../http/envelope.ts";
+import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
 import { createdWebhookJson, webhookAttemptJson, webhookJson } from "../serialize/webhooks.ts";
 
@@ -13,16 +25,15 @@ import { createdWebhookJson, webhookAttemptJson, webhookJson } from "../serializ
  */
 export function webhookRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const options = { allowPrivateTargets: deps.config.webhookAllowPrivate };
-  const body = (request: { body: unknown }) => (request.body ?? {}) as never;
   resource(app, "/webhooks", {
-    GET: async (request, reply) => sendList(request, reply, await listWebhooks({ ctx: ctxOf(deps, request), input: request.query as never }), webhookJson),
+    GET: async (request, reply) => sendList(request, reply, await listWebhooks({ ctx: ctxOf(deps, request), input: formInput(ListWebhooksInput, request.query) }), webhookJson),
     POST: async (request, reply) => {
-      const { webhook, secret } = await createWebhook({ ctx: ctxOf(deps, request), input: body(request), options });
+      const { webhook, secret } = await createWebhook({ ctx: ctxOf(deps, request), input: formInput(CreateWebhookInput, request.body), options });
       return sendOne(reply, createdWebhookJson(webhook, secret), 201);
     },
   });
   const update: RouteHandlerMethod = async (request, reply) =>
-    sendOne(reply, webhookJson(await updateWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params), input: body(request), options })));
+    sendOne(reply, webhookJson(await updateWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(UpdateWebhookInput, request.body), options })));
   resource(app, "/webhooks/:id", {
     GET: async (request, reply) => sendOne(reply, webhookJson(await getWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
     PUT: update,
@@ -31,6 +42,6 @@ export function webhookRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
   resource(app, "/webhooks/:id/deliveries", {
     GET: async (request, reply) =>
-      sendList(request, reply, await listWebhookDeliveries({ ctx: ctxOf(deps, request), id: idParam(request.params), input: request.query as never }), webhookAttemptJson),
+      sendList(request, reply, await listWebhookDeliveries({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(ListWebhookDeliveriesInput, request.query) }), webhookAttemptJson),
   });
 }
