@@ -8,7 +8,7 @@ import { startServer, type RunningServer } from "../src/server.ts";
 /**
  * CONTRACT §17 exports, end to end on the real server (API, import worker, visitor side), on both
  * drivers: an exported set imports again to the same links, and one user's backup restores into an
- * empty database. docs/adr/0017-link-exports.md says what a row carries and what it cannot.
+ * empty database. docs/adr/0026-link-exports.md says what a row carries and what it cannot.
  */
 const ADMIN_KEY = `shk_${"E".repeat(40)}`;
 const logger = pino({ level: "silent" });
@@ -19,7 +19,8 @@ type Server = { server: RunningServer; base: string; port: number; close(): Prom
 async function start(): Promise<Server> {
   const storage = await openServerStorage();
   const port = await freePort();
-  const server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" }), logger);
+  // Domains serve as soon as they are made: this test is about exports; ownership (§14) has its own tests.
+  const server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000", DOMAIN_VERIFICATION: "off" }), logger);
   return {
     server,
     port,

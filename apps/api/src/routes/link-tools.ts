@@ -1,9 +1,10 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { EXPORT_COLUMNS, getLink, parseInput, QrOptionsInput, streamLinkExport, type QrCache, type QrImage } from "@shortener/core";
+import { EXPORT_COLUMNS, ExportLinksInput, getLink, parseInput, QrOptionsInput, streamLinkExport, type QrCache, type QrImage } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { csvLine } from "../http/csv.ts";
+import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
 import type { Serializers } from "../serialize/resources.ts";
 
@@ -31,20 +32,20 @@ export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serial
     GET: async (request, reply) => {
       const ctx = ctxOf(deps, request);
       const link = await getLink({ ctx, id: idParam(request.params) });
-      const options = parseInput(QrOptionsInput, sentQuery(request));
+      const options = parseInput(QrOptionsInput, formInput(QrOptionsInput, sentQuery(request)));
       return sendQrImage(request, reply, qr.get(json.shortUrl(link.domain.name, link.alias), options));
     },
   });
 
   /**
-   * The caller's links as CSV with the import's columns (docs/adr/0017-link-exports.md), streamed: one
+   * The caller's links as CSV with the import's columns (docs/adr/0026-link-exports.md), streamed: one
    * page of rows is read from the database when the socket has taken the previous one (Readable.from
    * pulls the generator only as the reply drains), so memory stays flat at any size. Bad filters are a
    * 422 before anything is sent; a client that goes away stops the reads.
    */
   resource(app, "/links/export", {
     GET: async (request, reply) => {
-      const pages = await streamLinkExport({ ctx: ctxOf(deps, request), input: sentQuery(request) as never });
+      const pages = await streamLinkExport({ ctx: ctxOf(deps, request), input: formInput(ExportLinksInput, sentQuery(request)) });
       const body = Readable.from(
         (async function* () {
           yield csvLine(EXPORT_COLUMNS);

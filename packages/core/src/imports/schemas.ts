@@ -8,7 +8,7 @@ export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 /**
  * The columns of an import file (CONTRACT §12); any other column is ignored. An export (§17) has exactly
  * these. `password_hash` and `privacy_password_hash` carry a stored hash instead of a password, so an
- * export imports again with its passwords set (docs/adr/0017-link-exports.md).
+ * export imports again with its passwords set (docs/adr/0026-link-exports.md).
  */
 export const IMPORT_COLUMNS = [
   "url",
