@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createQrCache, gateVisit, parseInput, QrOptionsInput, shortUrlOf, ValidationError, type QrImage, type ServedDomain, type VisitLink } from "@shortener/core";
+import { coerceFormValues, createQrCache, gateVisit, parseInput, QrOptionsInput, shortUrlOf, ValidationError, type QrImage, type ServedDomain, type VisitLink } from "@shortener/core";
 import type { RedirectConfig } from "./deps.ts";
 import { NOT_FOUND_PAGE, messagePage } from "./pages.ts";
 import { sendMethodNotAllowed, sendPage } from "./respond.ts";
@@ -54,7 +54,7 @@ export function createQrResponder(config: RedirectConfig, now: () => Date) {
         const value = params.get(name);
         if (value !== null && value !== "") input[name] = value;
       }
-      image = codes.get(shortUrlOf(domain.name, link.alias, config.shortUrlScheme), parseInput(QrOptionsInput, input));
+      image = codes.get(shortUrlOf(domain.name, link.alias, config.shortUrlScheme), parseInput(QrOptionsInput, coerceFormValues(QrOptionsInput, input)));
     } catch (error) {
       if (error instanceof ValidationError) return sendError(res, error, isHead);
       throw error;

@@ -240,6 +240,35 @@ function buildDocument(): Json {
     parameters: [ID_PARAMETER],
     delete: { operationId: "deleteUser", tags: admin, summary: "Delete a user with all their data (not oneself)", responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") } },
   };
+  const linkTags = [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"];
+  paths["/links/export"] = {
+    get: {
+      operationId: "exportLinks",
+      tags: linkTags,
+      summary: "Your links as CSV with the import's columns, every list filter applied (streamed)",
+      description:
+        "The columns are exactly those POST /imports reads, so the file imports again unchanged: `domain` by name, passwords as their stored hashes in `password_hash` and `privacy_password_hash`. Rows in id order (`sort=desc` for the newest first).",
+      parameters: queryParameters(core.ExportLinksInput, ["cursor"]),
+      responses: { "200": { description: "CSV, header line first", headers: RATE_HEADERS, content: { "text/csv": { schema: { type: "string" } } } }, ...errors("ValidationFailed") },
+    },
+  };
+  paths["/links/{id}/qr"] = {
+    parameters: [ID_PARAMETER],
+    get: {
+      operationId: "getLinkQr",
+      tags: linkTags,
+      summary: "A QR code of the link's short_url (SVG by default, PNG with format=png)",
+      parameters: queryParameters(core.QrOptionsInput),
+      responses: {
+        "200": {
+          description: "The image; an ETag answers If-None-Match with a 304",
+          headers: RATE_HEADERS,
+          content: { "image/svg+xml": { schema: { type: "string" } }, "image/png": { schema: { type: "string", contentMediaType: "image/png" } } },
+        },
+        ...errors("NotFound", "ValidationFailed"),
+      },
+    },
+  };
   outputs.add(StatRowJson, { id: "StatRow" });
   outputs.add(listEnvelope(StatRowJson), { id: "StatList" });
   paths["/stats/{id}"] = {
