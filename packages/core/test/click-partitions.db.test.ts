@@ -149,6 +149,24 @@ describe("clicks partitioned by month (CONTRACT §20)", () => {
     await recordClicks(database.db, [click(id, "2031-05-31T23:59:59.999Z", { count: 2 })]);
     expect(await placement(database.db, id)).toMatchObject({ clicks_2031_05: 2 });
 
+    // Every partition made has the parent's index.
+    const [unindexed] = await queryRows<{ n: number }>(
+      database.db,
+      sql`select count(*)::int as n from pg_inherits p where p.inhparent = 'clicks'::regclass
+          and not exists (select 1 from pg_index x join pg_inherits i on i.inhrelid = x.indexrelid
+                          where x.indrelid = p.inhrelid and i.inhparent = 'clicks_link_id_created_at_idx'::regclass)`,
+    );
+    expect(unindexed?.n).toBe(0);
+    // The bounds read the same whatever the session's time zone and date style.
+    const elsewhere = await database.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`set local timezone = 'America/St_Johns'`);
+        await tx.execute(sql`set local datestyle = 'SQL, DMY'`);
+        throw Object.assign(new Error("rollback"), { found: await listClickPartitions(tx) });
+      })
+      .catch((e: { found?: unknown }) => e.found);
+    expect(elsewhere).toEqual(await listClickPartitions(database.db));
+
     const before = await names();
     expect(await ensureClickPartitions(database.db, new Date("2031-03-15T12:00:00Z"))).toEqual([]);
     expect(await ensureClickPartitions(database.db, new Date("2031-04-01T00:00:00Z"))).toEqual(["clicks_2031_06"]);

@@ -31,28 +31,21 @@ export function clickPartitionName(month: Date): string {
 
 /** The monthly partitions of `clicks` (not the default one), oldest first, with their bounds. */
 export async function listClickPartitions(db: Db): Promise<ClickPartition[]> {
-  const rows = await queryRows<{ name: string; bound: string }>(
+  // pg_get_expr gives "FOR VALUES FROM ('…') TO ('…')" with the bounds printed in the session's time
+  // zone and date style; cast back in the same session, they are the bounds' instants.
+  const rows = await queryRows<{ name: string; from: string | null; to: string | null }>(
     db,
-    sql`select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
-        from pg_inherits i join pg_class c on c.oid = i.inhrelid
-        where i.inhparent = to_regclass('clicks')`,
+    sql`select name, to_char(bounds[1]::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "from",
+               to_char(bounds[2]::timestamptz at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "to"
+        from (
+          select c.relname::text as name, regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\) TO \\(''([^'']+)''\\)') as bounds
+          from pg_inherits i join pg_class c on c.oid = i.inhrelid
+          where i.inhparent = to_regclass('clicks')
+        ) p
+        where bounds is not null
+        order by bounds[1]::timestamptz`,
   );
-  // "FOR VALUES FROM ('2026-07-01 00:00:00+00') TO ('2026-08-01 00:00:00+00')", in the session's time zone.
-  const partitions: ClickPartition[] = [];
-  for (const row of rows) {
-    const match = /FROM \('([^']+)'\) TO \('([^']+)'\)/.exec(row.bound);
-    if (!match?.[1] || !match[2]) continue;
-    partitions.push({ name: row.name, from: parseBound(match[1]), to: parseBound(match[2]) });
-  }
-  return partitions.sort((a, b) => a.from.getTime() - b.from.getTime());
-}
-
-/** A bound as Postgres prints a timestamptz: `2026-07-01 00:00:00+00`, `2026-06-30 20:00:00-04`, `…+05:30`. */
-function parseBound(text: string): Date {
-  const iso = text.replace(" ", "T").replace(/([+-]\d{2})$/, "$1:00");
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) throw new Error(`unreadable partition bound: ${text}`);
-  return date;
+  return rows.flatMap((r) => (r.from && r.to ? [{ name: r.name, from: new Date(r.from), to: new Date(r.to) }] : []));
 }
 
 const isDuplicate = (error: unknown): boolean => {
