@@ -209,6 +209,11 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
       const webhooks = createWebhookWorker({ database, now, log: logger, config: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE } });
       closers.push(() => webhooks.close());
       await webhooks.start();
+      // And the upkeep of clicks' monthly partitions: made ahead, dropped past CLICK_RETENTION_DAYS (ADR 0025).
+      const { createClickPartitionKeeper } = await import("@shortener/importer");
+      const partitions = createClickPartitionKeeper({ database, now, log: logger, retentionDays: env.CLICK_RETENTION_DAYS });
+      closers.push(() => partitions.close());
+      await partitions.start();
     }
 
     let redirect: RedirectApp | undefined;

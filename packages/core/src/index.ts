@@ -42,6 +42,15 @@ export { gateVisit, type VisitGate } from "./visits/decide-visit.ts";
 export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
 export { TARGET_TYPES, visitorFactsFor, type LinkTargets, type TargetType, type VisitorFacts } from "./targeting/target-types.ts";
 export { recordClicks, rollupRowsOf, type Click } from "./visits/record-clicks.ts";
+export {
+  CLICK_DEFAULT_PARTITION,
+  CLICK_PARTITION_MONTHS_AHEAD,
+  clickPartitionName,
+  dropExpiredClickPartitions,
+  ensureClickPartitions,
+  listClickPartitions,
+  type ClickPartition,
+} from "./visits/click-partitions.ts";
 export { GetStatsInput, StatsRangeInput, STAT_NAMES, STAT_DIMENSIONS, MAX_DAILY_DAYS, MAX_HOURLY_DAYS, DEFAULT_STATS_DAYS, isCalendarDate, type StatName, type StatDimensionName } from "./stats/schemas.ts";
 export { getStats, type StatsPage } from "./stats/get-stats.ts";
 export { buildStatsReport, OTHER_VALUE, PUBLIC_TOP_VALUES, type StatsReport } from "./stats/build-stats-report.ts";

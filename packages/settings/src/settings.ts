@@ -117,5 +117,7 @@ export const Settings = z.object({
   METRICS_PORT: intSetting(1, 65535).optional(),
   /** `api`: one JSON line per API request; `all`: visits too; `off` (CONTRACT §16). */
   ACCESS_LOG: enumSetting(["api", "all", "off"]).default("api"),
+  /** Raw clicks older than this many days are dropped, a whole month's partition at a time (CONTRACT §20); unset: kept. */
+  CLICK_RETENTION_DAYS: intSetting(1, 365_000).optional(),
 });
 export type Settings = z.output<typeof Settings>;

@@ -183,7 +183,7 @@ export const linkPixels = pgTable(
 );
 
 /**
- * Raw clicks. Grows without bound: stats read the daily rollups instead. Written in batches and never
+ * Raw clicks. Stats read the daily rollups instead, so raw clicks may be dropped. Written in batches and never
  * updated, so it carries no key of its own and no foreign key: the per-row key check cost more than the
  * insert. A batch locks its links (`for key share`) instead, once per link, and a statement-level
  * trigger on `links` deletes the clicks of deleted links (migration 0005, docs/adr/0014-click-writes.md).
@@ -192,6 +192,12 @@ export const linkPixels = pgTable(
  * visitor side adds identical clicks up in memory before it writes them (docs/adr/0015-click-groups.md).
  * `created_at` is the first of them; the others came within the same second. Rows from before that
  * change have `count` 1.
+ *
+ * Partitioned by UTC month of `created_at` (`PARTITION BY RANGE`, migration 0015), which drizzle cannot
+ * say: partitions `clicks_YYYY_MM` and `clicks_default` are made by the migration and by core's
+ * `ensureClickPartitions`, and dropped past CLICK_RETENTION_DAYS by `dropExpiredClickPartitions`
+ * (docs/adr/0025-clicks-partitioned-by-month.md). drizzle-kit compares columns and indexes only, and
+ * these match the parent's.
  */
 export const clicks = pgTable(
   "clicks",

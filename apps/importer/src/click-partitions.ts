@@ -1,0 +1,74 @@
+import { CLICK_PARTITION_MONTHS_AHEAD, dropExpiredClickPartitions, ensureClickPartitions } from "@shortener/core";
+import type { Database } from "@shortener/db";
+import type { ImporterLog } from "./importer.ts";
+
+export type ClickPartitionKeeperDeps = {
+  database: Database;
+  now: () => Date;
+  log: ImporterLog;
+  /** CLICK_RETENTION_DAYS: drop months of raw clicks older than this; undefined keeps them all. */
+  retentionDays: number | undefined;
+  /** How often to look again after the run at start (an hour). */
+  intervalMs?: number;
+  monthsAhead?: number;
+};
+
+export type ClickPartitionKeeper = {
+  /** Runs once now (awaited; a failure is logged, not thrown), then every `intervalMs`. */
+  start(): Promise<void>;
+  /** One run: this month's and the next months' partitions, then retention (tests; the timer does it otherwise). */
+  run(): Promise<{ made: string[]; dropped: string[] }>;
+  /** Stops the timer and waits for a run under way. */
+  close(): Promise<void>;
+};
+
+export const CLICK_PARTITION_INTERVAL_MS = 3_600_000;
+
+/**
+ * The worker role's upkeep of `clicks`' monthly partitions (CONTRACT §20,
+ * docs/adr/0025-clicks-partitioned-by-month.md): at start and then hourly, core's
+ * `ensureClickPartitions` makes this month and the next ones, and with CLICK_RETENTION_DAYS
+ * `dropExpiredClickPartitions` drops the months past it. One timer per keeper; several processes may
+ * run it at once (core serialises them). A click whose month has no partition still lands, in the
+ * default partition, so a failed run costs nothing but a log line.
+ */
+export function createClickPartitionKeeper(deps: ClickPartitionKeeperDeps): ClickPartitionKeeper {
+  const { database, now, log, retentionDays } = deps;
+  const intervalMs = deps.intervalMs ?? CLICK_PARTITION_INTERVAL_MS;
+  const monthsAhead = deps.monthsAhead ?? CLICK_PARTITION_MONTHS_AHEAD;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let isStarted = false;
+  let isClosed = false;
+
+  async function run(): Promise<{ made: string[]; dropped: string[] }> {
+    const at = now();
+    const made = await ensureClickPartitions(database.db, at, monthsAhead);
+    const dropped = retentionDays === undefined ? [] : await dropExpiredClickPartitions(database.db, at, retentionDays);
+    if (made.length || dropped.length) log.info({ made, dropped }, "click partitions updated");
+    return { made, dropped };
+  }
+
+  function runLogged(): Promise<unknown> {
+    running = running.then(run).catch((error: unknown) => log.error({ err: error }, "click partition upkeep failed; it will be retried"));
+    return running;
+  }
+
+  return {
+    async start() {
+      if (isStarted || isClosed) return;
+      isStarted = true;
+      await runLogged();
+      if (isClosed) return;
+      timer = setInterval(() => void runLogged(), intervalMs);
+      timer.unref();
+    },
+    run,
+    async close() {
+      isClosed = true;
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}

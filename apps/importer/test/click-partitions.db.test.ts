@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listClickPartitions } from "@shortener/core";
+import { openTestDb } from "@shortener/core/testing";
+import type { Database } from "@shortener/db";
+import { createClickPartitionKeeper } from "../src/index.ts";
+
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDb();
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const names = async () => (await listClickPartitions(database.db)).map((p) => p.name);
+const quiet = { info() {}, warn() {}, error() {} };
+
+describe("the worker's click partition upkeep (CONTRACT §20)", () => {
+  it("runs at start and on its timer, applies the retention, and stops on close", async () => {
+    let now = new Date("2034-02-10T00:00:00Z");
+    const errors: unknown[] = [];
+    const keeper = createClickPartitionKeeper({ database, now: () => now, log: { ...quiet, error: (e) => errors.push(e) }, retentionDays: 31, intervalMs: 20 });
+    await keeper.start();
+    await keeper.start(); // a second start adds no second timer
+    expect(await names()).toEqual(expect.arrayContaining(["clicks_2034_02", "clicks_2034_03", "clicks_2034_04"]));
+
+    now = new Date("2034-05-02T00:00:00Z");
+    await sleep(200);
+    const later = await names();
+    expect(later).toEqual(expect.arrayContaining(["clicks_2034_04", "clicks_2034_05", "clicks_2034_06", "clicks_2034_07"]));
+    // Retention of 31 days from May 2nd: February and March are past it, April is not.
+    expect(later).not.toContain("clicks_2034_02");
+    expect(later).not.toContain("clicks_2034_03");
+
+    await keeper.close();
+    now = new Date("2035-01-01T00:00:00Z");
+    await sleep(100);
+    expect(await names()).not.toContain("clicks_2035_01");
+    expect(errors).toEqual([]);
+  });
+
+  it("without a retention nothing is dropped", async () => {
+    const keeper = createClickPartitionKeeper({ database, now: () => new Date("2040-01-01T00:00:00Z"), log: quiet, retentionDays: undefined });
+    expect(await keeper.run()).toEqual({ made: ["clicks_2040_01", "clicks_2040_02", "clicks_2040_03"], dropped: [] });
+    expect(await names()).toContain("clicks_2034_04");
+    await keeper.close();
+  });
+});
