@@ -107,8 +107,16 @@ describe("list links never reflect an arbitrary Host", () => {
   });
 
   it("a domain of the service is kept as the request named it; a port no domain names is not", async () => {
-    const name = owner.domain.name as string;
+    // An admin's domain is verified at once (CONTRACT §14): it serves, so its host is the service's.
+    const admin = await api.user("admin");
+    const name = `${Math.random().toString(36).slice(2, 10)}.example`;
+    expect((await api.call(admin, "POST", "/api/v1/domains", { name })).status).toBe(201);
     expect((await list({ host: name })).json().meta.path).toBe(`http://${name}/api/v1/spaces`);
     expect((await list({ host: `${name}:9999` })).json().meta.path).toBe("https://short.example/api/v1/spaces");
+  });
+
+  it("a domain still unverified is anyone's claim: its host is not reflected", async () => {
+    expect(owner.domain.verified).toBe(false);
+    expect((await list({ host: owner.domain.name as string })).json().meta.path).toBe("https://short.example/api/v1/spaces");
   });
 });
