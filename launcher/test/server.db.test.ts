@@ -57,5 +57,6 @@ describe("the all-in-one server", () => {
     } finally {
       await second.close();
     }
-  });
+    // Two whole starts of the service (PGlite opens in 5–15 s on a busy machine): more than the default 30 s.
+  }, 120_000);
 });
