@@ -220,6 +220,7 @@ describe("tRPC links.bulkDelete and links.bulkUpdate", () => {
     { name: "a bad field and a foreign id", input: (m: number[], f: number[]) => ({ ids: [...m, ...f], url: "ftp://x.example/" }), fields: ["url"] },
     { name: "101 ids", input: () => ({ ids: Array.from({ length: 101 }, (_, i) => i + 1), title: "x" }), fields: ["ids"] },
     { name: "no ids", input: () => ({ ids: [], title: "x" }), fields: ["ids"] },
+    { name: "a zero id", input: (m: number[]) => ({ ids: [...m, 0], title: "x" }), fields: ["ids"] },
   ])("bulkUpdate: $name is a validation error, nothing changed", async ({ input, fields }) => {
     const client = trpcClient(api.app, owner.user.apiKey);
     const mine = await newLinks(owner, 2);

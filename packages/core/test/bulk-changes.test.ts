@@ -24,7 +24,8 @@ describe("bulk ids", () => {
     { input: { ids: [3, 1, 3, 2, 1] }, ids: [3, 1, 2], errors: {} },
     { input: { ids: [] }, ids: undefined, errors: { ids: ["The ids field is required."] } },
     { input: {}, ids: undefined, errors: { ids: ["The ids field is required."] } },
-    { input: { ids: [1, 0, -1] }, ids: undefined, errors: { ids: ["The id must be at least 1."] } },
+    { input: { ids: [1, 0, -1, 1.5] }, ids: undefined, errors: { ids: ["The ids must be positive integers."] } },
+    { input: { ids: [1, "x", 2] }, ids: undefined, errors: { ids: ["The ids must be positive integers."] } },
     { input: { ids: Array.from({ length: 101 }, (_, i) => i + 1) }, ids: undefined, errors: { ids: ["The ids may not have more than 100 items."] } },
   ])("$input.ids → $ids", ({ input, ids, errors }) => {
     const result = BulkUpdateLinksInput.safeParse(input);

@@ -152,10 +152,13 @@ export const MAX_BULK_IDS = 100;
  * adapters make that an array of numbers first). Duplicates are merged, keeping the first occurrence's
  * order (docs/api.md). Every failure is reported on `ids` itself (the verbs fold `ids.N` into `ids`).
  */
+const NOT_IDS = "The ids must be positive integers.";
 export const bulkIds = z
-  .array(idField("id"), { error: (issue) => (issue.input === undefined || issue.input === null ? "The ids field is required." : "The ids must be a list of ids.") })
+  .array(z.number({ error: NOT_IDS }), { error: (issue) => (issue.input === undefined || issue.input === null ? "The ids field is required." : "The ids must be a list of ids.") })
   .min(1, { error: "The ids field is required." })
   .max(MAX_BULK_IDS, { error: `The ids may not have more than ${MAX_BULK_IDS} items.` })
+  // Checked on the list, not per element, so that tRPC's errors name `ids` as REST's do (not `ids.3`).
+  .refine((ids) => ids.every((id) => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647), { error: NOT_IDS })
   .transform((ids) => [...new Set(ids)]);
 
 export const BulkDeleteLinksShape = { ids: bulkIds };
