@@ -112,6 +112,27 @@ describe("PATCH /api/v1/links", () => {
     for (const link of res.body.data) expect(link).toMatchObject({ expiration_clicks: 7, pixels: [{ id: owner.pixel.id }] });
   });
 
+  it("a lone expiration_time keeps each link's own stored date; pixels replace each link's", async () => {
+    const day = (n: number) => new Date(Date.now() + 86_400_000 * n).toISOString().slice(0, 10);
+    const [a = 0] = await newLinks(owner, 1, { expiration_date: day(10), expiration_time: "01:00" });
+    const [b = 0] = await newLinks(owner, 1, { expiration_date: day(20), expiration_time: "02:00" });
+    const [c = 0] = await newLinks(owner, 1);
+    const res = await api.call(owner.user, "PATCH", "/api/v1/links", { ids: `${a},${b}`, expiration_time: "23:45", "pixel_ids[]": [String(owner.pixel.id)] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((l: { expiration_date: string; expiration_time: string }) => [l.expiration_date, l.expiration_time])).toEqual([
+      [day(10), "23:45"],
+      [day(20), "23:45"],
+    ]);
+    // A link without a date cannot take a lone time: the whole batch is refused.
+    const before = await snapshot(owner, [a, b, c]);
+    const refused = await api.call(owner.user, "PATCH", "/api/v1/links", { ids: `${a},${b},${c}`, expiration_time: "10:00" });
+    expect(refused.status).toBe(422);
+    expect(Object.keys(refused.body.message)).toEqual(["expiration_time"]);
+    expect(await snapshot(owner, [a, b, c])).toEqual(before);
+    const cleared = await api.call(owner.user, "PATCH", "/api/v1/links", { ids: `${a},${b}`, expiration_date: "", pixel_ids: "" });
+    for (const link of cleared.body.data) expect(link).toMatchObject({ ends_at: null, pixels: [] });
+  });
+
   it("records one link.updated event per link, in the same transaction", async () => {
     const hook = await api.call(owner.user, "POST", "/api/v1/webhooks", { url: "https://hooks.example/bulk", "events[]": ["link.updated", "link.deleted"] });
     expect(hook.status).toBe(201);

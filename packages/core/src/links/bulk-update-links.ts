@@ -52,11 +52,25 @@ export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpd
   const hashes = await hashSecrets(v);
   try {
     return await withTransaction(ctx, async (tx) => {
+      // One statement per expiration moment (the same for every link unless only a date or only a
+      // time is sent, which keeps each link's stored other half).
+      const groups = new Map<string, { endsAt: Date | null | undefined; ids: number[] }>();
+      for (const id of ids) {
+        const at = endsAt.get(id);
+        const key = at === undefined ? "keep" : at === null ? "none" : at.toISOString();
+        const group = groups.get(key) ?? { endsAt: at, ids: [] };
+        group.ids.push(id);
+        groups.set(key, group);
+      }
+      const written = new Map<number, { alias: string; domainId: number }>();
+      for (const group of groups.values()) {
+        for (const row of await writeLinkUpdate(tx, group.ids, changesOf(v, hashes, group.endsAt), v.pixel_ids, now)) written.set(row.id, row);
+      }
       const keys: LinkKey[] = [];
       const gone: number[] = [];
       for (const id of ids) {
         const before = byId.get(id);
-        const updated = before && (await writeLinkUpdate(tx, id, changesOf(v, hashes, endsAt.get(id)), v.pixel_ids, now));
+        const updated = written.get(id);
         if (!before || !updated) {
           gone.push(id);
           continue;

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { linkPixels, links } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import type { FieldErrors } from "../errors.ts";
@@ -74,25 +74,26 @@ export function changesOf(v: UpdateValues, hashes: Awaited<ReturnType<typeof has
 }
 
 /**
- * Writes one link's changes and its pixels (when sent) through the transaction `tx`; the link's key
- * after the write, or undefined when it is no longer the caller's.
+ * Writes the same changes to the caller's links `ids`, and their pixels (when sent), through the
+ * transaction `tx`, in one statement each; each written link's key after the write. A link that is
+ * no longer the caller's is missing from the answer.
  */
 export async function writeLinkUpdate(
   tx: Ctx,
-  id: number,
+  ids: number[],
   set: Record<string, unknown>,
   pixelIds: number[] | null | undefined,
   now: Date,
-): Promise<{ id: number; alias: string; domainId: number } | undefined> {
-  const [updated] = await tx.db
+): Promise<Array<{ id: number; alias: string; domainId: number }>> {
+  const updated = await tx.db
     .update(links)
     .set({ ...set, updatedAt: now })
-    .where(and(eq(links.id, id), eq(links.userId, tx.actor.userId)))
+    .where(and(ids.length === 1 ? eq(links.id, ids[0] ?? 0) : inArray(links.id, ids), eq(links.userId, tx.actor.userId)))
     .returning({ id: links.id, alias: links.alias, domainId: links.domainId });
-  if (!updated) return undefined;
-  if (pixelIds !== undefined) {
-    await tx.db.delete(linkPixels).where(eq(linkPixels.linkId, id));
-    if (pixelIds?.length) await tx.db.insert(linkPixels).values(pixelIds.map((pixelId) => ({ linkId: id, pixelId })));
+  const written = updated.map((row) => row.id);
+  if (pixelIds !== undefined && written.length) {
+    await tx.db.delete(linkPixels).where(inArray(linkPixels.linkId, written));
+    if (pixelIds?.length) await tx.db.insert(linkPixels).values(written.flatMap((linkId) => pixelIds.map((pixelId) => ({ linkId, pixelId }))));
   }
   return updated;
 }

@@ -33,7 +33,7 @@ export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; inp
   const set = changesOf(v, await hashSecrets(v), endsAt);
   try {
     return await withTransaction(ctx, async (tx) => {
-      const updated = await writeLinkUpdate(tx, id, set, v.pixel_ids, now);
+      const [updated] = await writeLinkUpdate(tx, [id], set, v.pixel_ids, now);
       if (!updated) throw new NotFoundError("Link");
       await notifyChange(tx.db, { kind: "link", id, domainId: updated.domainId, alias: existing.alias });
       if (updated.alias !== existing.alias) await notifyChange(tx.db, { kind: "link", id, domainId: updated.domainId, alias: updated.alias });
