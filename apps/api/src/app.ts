@@ -180,7 +180,8 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
           ["", request.query],
           ["", request.body],
         ]);
-        if (request.method === "GET") request.baseUrl = await baseUrlOf(request);
+        // Lists carry absolute URLs: GET, and the links' bulk PATCH (a list envelope, CONTRACT §17).
+        if (request.method === "GET" || request.method === "PATCH") request.baseUrl = await baseUrlOf(request);
       });
       // Unknown paths under /api/v1 too: authenticated and counted, then 404.
       api.setNotFoundHandler(notFound);

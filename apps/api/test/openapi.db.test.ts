@@ -144,6 +144,18 @@ describe("live responses match the schemas the document declares", () => {
     expect((await checked(api.app, undefined, "get", "/links", "/links")).status).toBe(401);
   });
 
+  it("links in bulk (CONTRACT §17): PATCH and DELETE /links, 200 and 422", async () => {
+    const owner = await createOwner(api);
+    const key = owner.user.apiKey;
+    const ids: number[] = [];
+    for (const n of [1, 2]) ids.push((await checked(api.app, key, "post", "/links", "/links", { form: { url: `https://example.com/bulk${n}`, domain_id: String(owner.domain.id) } })).body.data.id);
+    const changed = await checked(api.app, key, "patch", "/links", "/links", { form: { ids: ids.join(","), title: "Bulk", disabled: "1" } });
+    expect(changed.body.data).toHaveLength(2);
+    expect((await checked(api.app, key, "patch", "/links", "/links", { json: { ids: [...ids, 2147483647], privacy: 9 } })).status).toBe(422);
+    expect((await checked(api.app, key, "delete", "/links", `/links?ids=${ids.join(",")},2147483647`)).status).toBe(422);
+    expect((await checked(api.app, key, "delete", "/links", `/links?ids=${ids.join(",")}`)).body).toEqual({ data: ids.map((id) => ({ id, object: "link", deleted: true })), status: 200 });
+  });
+
   it("domains, spaces, pixels, account and users", async () => {
     const admin = (await api.user("admin")).apiKey;
     const domain = await checked(api.app, admin, "post", "/domains", "/domains", { form: { name: `doc-${Date.now()}.example`, index_page: "https://home.example/" } });

@@ -93,6 +93,9 @@ export function createResolver(database: Database, now: () => Date, options: Cac
   function onChange(change: Change): void {
     if (change.kind === "link") {
       links.delete(`${change.domainId}/${change.alias}`);
+    } else if (change.kind === "links") {
+      // A bulk change: one notification for the whole batch.
+      for (const [, domainId, alias] of change.links) links.delete(`${domainId}/${alias}`);
     } else if (change.kind === "domain") {
       // A domain changed: its cached host entries and, if it went away, its links.
       domains.clear();

@@ -47,6 +47,12 @@ describe("@shortener/client types", () => {
     expectTypeOf<RouterInputs["links"]["list"]["per_page"]>().toEqualTypeOf<10 | 25 | 50 | 100 | null | undefined>();
     expectTypeOf<RouterInputs["links"]["list"]["page"]>().toEqualTypeOf<number | null | undefined>();
     expectTypeOf<RouterInputs["stats"]["get"]["link_id"]>().toEqualTypeOf<number>();
+    // CONTRACT §17 bulk: 1–100 ids beside the update fields; the answers are REST's objects.
+    expectTypeOf<RouterInputs["links"]["bulkDelete"]>().toEqualTypeOf<{ ids: number[] }>();
+    expectTypeOf<RouterInputs["links"]["bulkUpdate"]["ids"]>().toEqualTypeOf<number[]>();
+    expectTypeOf<RouterInputs["links"]["bulkUpdate"]["title"]>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<RouterOutputs["links"]["bulkUpdate"]["data"]>().toEqualTypeOf<Array<RouterOutputs["links"]["get"]>>();
+    expectTypeOf<RouterOutputs["links"]["bulkDelete"]["data"]>().toEqualTypeOf<Array<{ id: number; object: "link"; deleted: true }>>();
   });
 
   it("types the errors with REST's slug and field errors", () => {

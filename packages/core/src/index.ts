@@ -12,7 +12,7 @@ export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateA
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";
 export { findDomainByHost, hostCandidates, type ServedDomain } from "./domains/find-domain-by-host.ts";
-export { CHANGES_CHANNEL, notifyChange, onLocalChange, type Change } from "./changes/changes.ts";
+export { CHANGES_CHANNEL, notifyChange, notifyLinksChange, onLocalChange, type Change, type LinkKey } from "./changes/changes.ts";
 export { checkUrl, normalizeDomainName, isLocalOrIp, MAX_URL_LENGTH } from "./urls/url.ts";
 export { COUNTRY_CODES, LANGUAGE_CODES, PLATFORMS, type Platform } from "./targeting/codes.ts";
 export { PIXEL_TYPES, type PixelType } from "./pixels/pixel-types.ts";
@@ -28,6 +28,9 @@ export { createSpace, deleteSpace, getSpace, listSpaces, updateSpace, type Space
 export { CreatePixelInput, UpdatePixelInput, ListPixelsInput } from "./pixels/schemas.ts";
 export { createPixel, deletePixel, getPixel, listPixels, updatePixel, type Pixel } from "./pixels/pixels.ts";
 export { CreateLinkInput, UpdateLinkInput, ListLinksInput, MAX_TARGETS } from "./links/schemas.ts";
+export { BulkDeleteLinksInput, BulkUpdateLinksInput, MAX_BULK_IDS } from "./links/schemas.ts";
+export { bulkDeleteLinks } from "./links/bulk-delete-links.ts";
+export { bulkUpdateLinks } from "./links/bulk-update-links.ts";
 export { createLink } from "./links/create-link.ts";
 export { updateLink } from "./links/update-link.ts";
 export { deleteLink } from "./links/delete-link.ts";

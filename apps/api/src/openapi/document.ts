@@ -3,6 +3,7 @@ import * as core from "@shortener/core";
 import {
   acceptedEnvelope,
   ApiKeyJson,
+  bulkDeletedEnvelope,
   createdEnvelope,
   CreatedWebhookJson,
   CreatedUserJson,
@@ -151,6 +152,40 @@ function buildDocument(): Json {
       delete: { operationId: `delete${r.name}`, tags, summary: `Delete a ${r.object}`, responses: { "200": ok("Deleted", `${r.name}Deleted`), ...errors("NotFound") } },
     };
   }
+
+  // CONTRACT §17: bulk changes on the links' collection, all or nothing (docs/api.md).
+  inputs.add(core.BulkUpdateLinksInput, { id: "BulkUpdateLinksInput" });
+  outputs.add(bulkDeletedEnvelope("link"), { id: "LinksBulkDeleted" });
+  paths["/links"] = {
+    ...paths["/links"],
+    patch: {
+      operationId: "bulkUpdateLinks",
+      tags: ["Links"],
+      summary: "Change up to 100 of your links at once: the same fields and rules as PATCH /links/{id}, all or nothing",
+      description:
+        "`ids` (1–100; `ids=1,2,3`, `ids[]=1` or a JSON array; duplicates count once; also accepted in the query) names the links. Any failing field, or an unknown or foreign id (a 422 on `ids`), changes nothing. `alias` only with a single id. Answers the changed links in the order of `ids`, as one page.",
+      requestBody: body("BulkUpdateLinksInput", true),
+      responses: { "200": ok("The changed links", "LinkList"), ...errors("ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    },
+    delete: {
+      operationId: "bulkDeleteLinks",
+      tags: ["Links"],
+      summary: "Delete up to 100 of your links at once, all or nothing",
+      description: "An unknown or foreign id among them is a 422 on `ids`, and nothing is deleted. Duplicates count once.",
+      parameters: [
+        {
+          name: "ids",
+          in: "query",
+          required: true,
+          style: "form",
+          explode: false,
+          description: "1–100 link ids, comma-separated (`ids=1,2,3`); repeated `ids=` or `ids[]=` also work.",
+          schema: inputProperty(core.BulkDeleteLinksInput, "ids"),
+        },
+      ],
+      responses: { "200": ok("Deleted", "LinksBulkDeleted"), ...errors("ValidationFailed") },
+    },
+  };
 
   paths["/domains/{id}/verify"] = {
     parameters: [ID_PARAMETER],

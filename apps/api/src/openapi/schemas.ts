@@ -149,6 +149,10 @@ export const listEnvelope = <T extends z.ZodType>(item: T) =>
 export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user" | "webhook") =>
   z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true), status: z.literal(200) });
 
+/** CONTRACT §17: the answer of `DELETE /links?ids=…`, one entry per deleted link. */
+export const bulkDeletedEnvelope = (object: "link") =>
+  z.strictObject({ data: z.array(z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true) })), status: z.literal(200) });
+
 export const ErrorJson = z.strictObject({
   message: z.string(),
   code: z.string().describe("unauthenticated, forbidden, not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, internal_error, bad_request"),

@@ -1,9 +1,23 @@
 import { Readable } from "node:stream";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { EXPORT_COLUMNS, ExportLinksInput, getLink, parseInput, QrOptionsInput, streamLinkExport, type QrCache, type QrImage } from "@shortener/core";
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
+import {
+  BulkDeleteLinksInput,
+  BulkUpdateLinksInput,
+  bulkDeleteLinks,
+  bulkUpdateLinks,
+  EXPORT_COLUMNS,
+  ExportLinksInput,
+  getLink,
+  parseInput,
+  QrOptionsInput,
+  streamLinkExport,
+  type QrCache,
+  type QrImage,
+} from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { csvLine } from "../http/csv.ts";
+import { sendList } from "../http/envelope.ts";
 import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
 import type { Serializers } from "../serialize/resources.ts";
@@ -24,6 +38,35 @@ export function sendQrImage(request: FastifyRequest, reply: FastifyReply, image:
   });
   if (request.headers["if-none-match"] === image.etag) return reply.code(304).send();
   return reply.code(200).send(image.body);
+}
+
+/**
+ * The ids of a bulk request's query string: `ids=1,2,3`, `ids=1&ids=2` or `ids[]=1&ids[]=2` (the query
+ * parser keeps brackets in the key); undefined when none are sent.
+ */
+function queryIds(request: FastifyRequest): unknown {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  return query.ids ?? query["ids[]"];
+}
+
+/**
+ * CONTRACT §17 bulk changes, on the `/links` collection beside its list and create: `DELETE
+ * /links?ids=1,2,3` and `PATCH /links` with `ids` and update fields (`ids` may also come in the query).
+ * All or nothing, in one transaction (core's `bulkDeleteLinks`, `bulkUpdateLinks`).
+ */
+export function bulkLinkHandlers(deps: ApiDeps, json: Serializers): { PATCH: RouteHandlerMethod; DELETE: RouteHandlerMethod } {
+  return {
+    PATCH: async (request, reply) => {
+      const body = request.body && typeof request.body === "object" ? (request.body as Record<string, unknown>) : {};
+      const ids = body.ids ?? queryIds(request);
+      const updated = await bulkUpdateLinks({ ctx: ctxOf(deps, request), input: formInput(BulkUpdateLinksInput, { ...body, ids }) });
+      return sendList(request, reply, { data: updated, total: updated.length, page: 1, perPage: Math.max(1, updated.length) }, json.link);
+    },
+    DELETE: async (request, reply) => {
+      const deleted = await bulkDeleteLinks({ ctx: ctxOf(deps, request), input: formInput(BulkDeleteLinksInput, { ids: queryIds(request) }) });
+      return reply.code(200).send({ data: deleted.map(({ id }) => ({ id, object: "link", deleted: true })), status: 200 });
+    },
+  };
 }
 
 /** CONTRACT §17: QR codes, exports and bulk changes of the caller's links. */

@@ -5,6 +5,7 @@ import { ctxOf } from "../http/auth.ts";
 import { sendDeleted, sendList, sendOne } from "../http/envelope.ts";
 import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
+import { bulkLinkHandlers } from "./link-tools.ts";
 import * as resources from "../resources.ts";
 import type { ResourceObject, ResourceSpec } from "../resources.ts";
 import type { Serializers } from "../serialize/resources.ts";
@@ -15,12 +16,20 @@ import type * as core from "@shortener/core";
  * The five REST operations of one resource (CONTRACT §2, §4, §5): thin — decode (form strings into the
  * typed values the resource's input schemas take), core verb, serialise.
  */
-function crud<T, J, O extends ResourceObject>(app: FastifyInstance, deps: ApiDeps, spec: ResourceSpec<T, J, O, z.ZodType, z.ZodType, z.ZodType>, json: Serializers): void {
+function crud<T, J, O extends ResourceObject>(
+  app: FastifyInstance,
+  deps: ApiDeps,
+  spec: ResourceSpec<T, J, O, z.ZodType, z.ZodType, z.ZodType>,
+  json: Serializers,
+  /** More methods on the collection's path (the links' bulk PATCH and DELETE, CONTRACT §17). */
+  collection: { PATCH?: RouteHandlerMethod; DELETE?: RouteHandlerMethod } = {},
+): void {
   const { path, object, verbs, input } = spec;
   const toJson = spec.toJson(json);
   resource(app, path, {
     GET: async (request, reply) => sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: formInput(input.list, request.query) }), toJson),
     POST: async (request, reply) => sendOne(reply, toJson(await verbs.create({ ctx: ctxOf(deps, request), input: formInput(input.create, request.body) })), 201),
+    ...collection,
   });
   const update: RouteHandlerMethod = async (request, reply) =>
     sendOne(reply, toJson(await verbs.update({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(input.update, request.body) })));
@@ -36,7 +45,7 @@ function crud<T, J, O extends ResourceObject>(app: FastifyInstance, deps: ApiDep
 }
 
 export function resourceRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, domainsOf: DomainVerbs): void {
-  crud(app, deps, resources.links, json);
+  crud(app, deps, resources.links, json, bulkLinkHandlers(deps, json));
   crud(app, deps, { ...resources.domains, verbs: { ...resources.domains.verbs, create: ({ ctx, input }) => domainsOf.create({ ctx, input: input as core.CreateDomainInput }) } }, json);
   resource(app, "/domains/:id/verify", {
     POST: async (request, reply) => sendOne(reply, json.domain(await domainsOf.verify({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),

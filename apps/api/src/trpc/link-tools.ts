@@ -1,5 +1,6 @@
 import * as core from "@shortener/core";
-import { EXPORT_COLUMNS, ExportLinksPageInput, IdInput, QrOptionsInput } from "@shortener/core";
+import { BulkDeleteLinksInput, BulkUpdateLinksInput, EXPORT_COLUMNS, ExportLinksPageInput, IdInput, QrOptionsInput } from "@shortener/core";
+import { toDeletedJson } from "./lists.ts";
 import { procedure, router } from "./init.ts";
 
 /**
@@ -7,6 +8,16 @@ import { procedure, router } from "./init.ts";
  * itself and PNG in base64, with the `short_url` it encodes.
  */
 export const linkToolsRouter = router({
+  /** CONTRACT §17: up to 100 of the caller's links deleted, all or nothing; `{ data: [{ id, object, deleted }] }`. */
+  bulkDelete: procedure.input(BulkDeleteLinksInput).mutation(async ({ ctx, input }) => {
+    const deleted = await core.bulkDeleteLinks({ ctx: ctx.core, input });
+    return { data: deleted.map((row) => toDeletedJson(row, "link")) };
+  }),
+  /** CONTRACT §17: the same update fields on up to 100 links, all or nothing; `{ data: [link…] }` in the order sent. */
+  bulkUpdate: procedure.input(BulkUpdateLinksInput).mutation(async ({ ctx, input }) => {
+    const updated = await core.bulkUpdateLinks({ ctx: ctx.core, input });
+    return { data: updated.map(ctx.json.link) };
+  }),
   qr: procedure
     .input(IdInput)
     .input(QrOptionsInput)

@@ -144,6 +144,32 @@ export const UpdateLinkShape = {
 export const UpdateLinkInput = z.object(UpdateLinkShape);
 export type UpdateLinkInput = z.input<typeof UpdateLinkInput>;
 
+/** The most links one bulk request changes or deletes (CONTRACT §17). */
+export const MAX_BULK_IDS = 100;
+
+/**
+ * The ids of a bulk change: 1–100 of them (forms send `ids=1,2,3`, `ids[]=1` or `ids[0]=1`; their
+ * adapters make that an array of numbers first). Duplicates are merged, keeping the first occurrence's
+ * order (docs/api.md). Every failure is reported on `ids` itself (the verbs fold `ids.N` into `ids`).
+ */
+const NOT_IDS = "The ids must be positive integers.";
+export const bulkIds = z
+  .array(z.number({ error: NOT_IDS }), { error: (issue) => (issue.input === undefined || issue.input === null ? "The ids field is required." : "The ids must be a list of ids.") })
+  .min(1, { error: "The ids field is required." })
+  .max(MAX_BULK_IDS, { error: `The ids may not have more than ${MAX_BULK_IDS} items.` })
+  // Checked on the list, not per element, so that tRPC's errors name `ids` as REST's do (not `ids.3`).
+  .refine((ids) => ids.every((id) => Number.isInteger(id) && id >= 1 && id <= 2_147_483_647), { error: NOT_IDS })
+  .transform((ids) => [...new Set(ids)]);
+
+export const BulkDeleteLinksShape = { ids: bulkIds };
+export const BulkDeleteLinksInput = z.object(BulkDeleteLinksShape);
+export type BulkDeleteLinksInput = z.input<typeof BulkDeleteLinksInput>;
+
+/** `ids` and the very fields (and rules) of a single link's update. */
+export const BulkUpdateLinksShape = { ids: bulkIds, ...UpdateLinkShape };
+export const BulkUpdateLinksInput = z.object(BulkUpdateLinksShape);
+export type BulkUpdateLinksInput = z.input<typeof BulkUpdateLinksInput>;
+
 export const LINK_SORTS = ["id", "clicks", "title", "alias", "url"] as const;
 
 export const ListLinksInput = z.object({
