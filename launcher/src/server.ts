@@ -16,6 +16,13 @@ import { reasonOf, redactUrl, StartError } from "./start-errors.ts";
 
 type ApiApp = Awaited<ReturnType<typeof createApi>>;
 
+/**
+ * The embedded database's buffer pool: PGlite's default (128 MB) is resident memory inside its
+ * WebAssembly heap from the first query on; 32 MB holds the working set of a single-process
+ * deployment (the hot links are cached by the visitor side anyway).
+ */
+const EMBEDDED_SETTINGS = { shared_buffers: "32MB" } as const;
+
 export type RunningServer = {
   server: Server;
   database: Database;
@@ -134,7 +141,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     if (env.REDIS_URL) await probeRedis(env.REDIS_URL);
     const database = env.DATABASE_URL
       ? await openPostgres(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE, pool: "main" })
-      : await openDb({ dataDir: resolve(env.DATA_DIR) });
+      : await openDb({ dataDir: resolve(env.DATA_DIR), pgliteSettings: EMBEDDED_SETTINGS });
     closers.push(() => database.close());
     await migrate(database);
     const sys = { db: database.db, now };
