@@ -220,8 +220,66 @@ const AUTH_VARIANTS = ["Bearer", "bearer", "Bearer ", "Basic", "Token"];
 const authScheme = fc.oneof({ weight: 12, arbitrary: fc.constant("Bearer") }, { weight: 1, arbitrary: fc.constantFrom(...AUTH_VARIANTS) });
 
 const BOGUS_IDS = ["0", "-1", "1000000", "2147483648", "99999999999999999999", "1.5", "1e3", "abc", "%00", "%20", "0x10", "1%2F2", "%F0%9F%92%A5", "a".repeat(250)];
+/** Three times in four a real id (the owner's or the stranger's), else a bogus one, chosen by `n`. */
+function pick<T>(real: T[], bogus: T[], n: number): T | undefined {
+  const pool = n % 4 === 0 || real.length === 0 ? bogus : real;
+  return pool[Math.floor(n / 4) % pool.length];
+}
+
 const KIND_OF: Record<string, IdKind> = { links: "link", domains: "domain", spaces: "space", pixels: "pixel", webhooks: "webhook", imports: "import", users: "user", stats: "link" };
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
+
+/**
+ * Near-valid bodies: a request that would succeed, with a few fields replaced by fuzz. They get past
+ * the first refusal into core's rules, the database's constraints and the serialisers.
+ */
+function template(kind: IdKind | undefined, n: number): Record<string, unknown> {
+  switch (kind) {
+    case "link":
+      return {
+        url: `https://dest.example/${n}`, domain_id: owner.domain.id, title: `t${n}`, space_id: owner.space.id, pixel_ids: [owner.pixel.id], target_type: 1,
+        country: [{ key: "US", value: "https://us.example/" }], expiration_clicks: 5, expiration_date: "2099-01-01", expiration_time: "10:00", password: "pw",
+      };
+    case "domain":
+      return { name: `fz${n}.example`, index_page: "https://index.example/", not_found_page: "https://nf.example/" };
+    case "space":
+      return { name: `s${n}`, color: (n % 6) + 1 };
+    case "pixel":
+      return { name: `p${n}`, type: "facebook", value: String(n) };
+    case "webhook":
+      return { url: `https://hooks.example/${n}`, events: ["link.created", "link.deleted"] };
+    case "user":
+      return { email: `fz${n}@example.com`, name: `U${n}`, role: "user" };
+    default:
+      return { name: "country", from: "2026-01-01", to: "2026-02-01", page: 1, per_page: 10 };
+  }
+}
+
+/** An object as a form body in bracket notation (`country[0][key]=US`, `pixel_ids[]=3`). */
+function toForm(value: Record<string, unknown>): string {
+  const out: string[] = [];
+  const walk = (key: string, v: unknown) => {
+    if (Array.isArray(v)) v.forEach((item, i) => walk(item !== null && typeof item === "object" ? `${key}[${i}]` : `${key}[]`, item));
+    else if (v !== null && typeof v === "object") for (const [k, inner] of Object.entries(v)) walk(`${key}[${k}]`, inner);
+    else out.push(`${encode(key)}=${encode(v === null || v === undefined ? "" : String(v))}`);
+  };
+  for (const [k, v] of Object.entries(value)) walk(k, v);
+  return out.join("&");
+}
+
+const nearValid = fc.record({
+  n: fc.nat({ max: 1_000_000 }),
+  overrides: fc.dictionary(fc.constantFrom(...FIELDS), fc.oneof({ weight: 3, arbitrary: jsonLeaf }, { weight: 1, arbitrary: jsonValue }), { maxKeys: 3 }),
+  drop: fc.subarray(FIELDS, { maxLength: 2 }),
+  asJson: fc.boolean(),
+});
+type NearValid = typeof nearValid extends fc.Arbitrary<infer T> ? T : never;
+
+function nearValidBody(kind: IdKind | undefined, near: NearValid): Record<string, unknown> {
+  const value: Record<string, unknown> = { ...template(kind, near.n), ...near.overrides };
+  for (const field of near.drop) delete value[field];
+  return value;
+}
 
 // ——— checks ———
 
@@ -309,24 +367,27 @@ describe(`fuzz (seed ${SEED})`, () => {
       body,
       headers,
       ids: fc.array(fc.nat(), { minLength: 2, maxLength: 2 }),
+      near: fc.option(nearValid, { freq: 2 }),
       seedId: fc.context(),
     });
     await fc.assert(
       fc.asyncProperty(request, async (c) => {
         const kind = KIND_OF[c.route.url.split("/")[3] ?? ""];
         // The id comes from the case's own numbers, so it shrinks and replays with the seed.
-        const pool = [...(kind ? realIds[kind] : Object.values(realIds).flat()).map(String), ...BOGUS_IDS];
-        const id = pool[(c.ids[0] ?? 0) % pool.length] ?? "1";
+        const id = pick((kind ? realIds[kind] : Object.values(realIds).flat()).map(String), BOGUS_IDS, c.ids[0] ?? 0) ?? "1";
         const path = c.route.url.replace(/:id/g, id);
         const method = (c.method ?? c.route.method) as InjectOptions["method"] & string;
-        const url = c.query ? `${path}?${c.query}` : path;
-        const hasBody = c.body.payload !== undefined && method !== "GET" && method !== "HEAD";
+        const near = c.near ? nearValidBody(kind, c.near) : undefined;
+        const query = near && (method === "GET" || (c.ids[1] ?? 0) % 4 === 0) ? toForm(near) : c.query;
+        const url = query ? `${path}?${query}` : path;
+        const sent = near ? (c.near?.asJson ? { payload: JSON.stringify(near), type: "application/json" } : { payload: toForm(near), type: "application/x-www-form-urlencoded" }) : c.body;
+        const hasBody = sent.payload !== undefined && method !== "GET" && method !== "HEAD";
         const requestHeaders: Record<string, string> = { ...c.headers, ...authHeader(c.who, c.scheme) };
-        if (hasBody && c.body.type !== undefined && c.body.type !== "") requestHeaders["content-type"] = c.body.type;
-        const context = `${method} ${url.slice(0, 300)} as ${c.who} body ${String(c.body.payload).slice(0, 300)} (${c.body.type})`;
+        if (hasBody && sent.type !== undefined && sent.type !== "") requestHeaders["content-type"] = sent.type;
+        const context = `${method} ${url.slice(0, 300)} as ${c.who} body ${String(sent.payload).slice(0, 300)} (${sent.type})`;
         const isWrite = method !== "GET" && method !== "HEAD" && method !== "OPTIONS";
         const before = isWrite ? await lastSnapshot() : undefined;
-        const res = await api.app.inject({ method, url, headers: requestHeaders, ...(hasBody ? { payload: c.body.payload } : {}) });
+        const res = await api.app.inject({ method, url, headers: requestHeaders, ...(hasBody ? { payload: sent.payload } : {}) });
         counts.rest++;
         countStatus(res.statusCode);
         c.seedId.log(context);
@@ -352,8 +413,9 @@ describe(`fuzz (seed ${SEED})`, () => {
     expect(procedures.length).toBeGreaterThan(30);
     const input = fc.oneof(
       { weight: 1, arbitrary: fc.constant<unknown>(undefined) },
-      { weight: 6, arbitrary: jsonObject },
+      { weight: 4, arbitrary: jsonObject },
       { weight: 1, arbitrary: jsonValue },
+      { weight: 4, arbitrary: nearValid.map((near) => ({ __near: near })) },
     );
     const call = fc.record({
       procedure: fc.constantFrom(...procedures),
@@ -374,10 +436,11 @@ describe(`fuzz (seed ${SEED})`, () => {
       fc.asyncProperty(call, async (c) => {
         const name = c.name ?? c.procedure.name;
         const kind = KIND_OF[c.procedure.name.split(".")[0] ?? ""];
-        const pool: unknown[] = [...(kind ? realIds[kind] : Object.values(realIds).flat()), 0, -1, 1_000_000, 2 ** 31, 1.5, "1", "abc", null, 1e308];
-        let value = c.input;
+        const bogus: unknown[] = [0, -1, 1_000_000, 2 ** 31, 1.5, "1", "abc", null, 1e308, -0, [1], { id: 1 }];
+        const near = (c.input as { __near?: NearValid } | undefined)?.__near;
+        let value = near ? nearValidBody(kind, near) : c.input;
         if (c.idKey && (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value)))) {
-          value = { ...(value as object | undefined), [c.idKey]: pool[c.idIndex % pool.length] };
+          value = { ...(value as object | undefined), [c.idKey]: pick<unknown>(kind ? realIds[kind] : Object.values(realIds).flat(), bogus, c.idIndex) };
         }
         const isMutation = c.procedure.type === "mutation";
         const asPost = isMutation !== c.wrongMethod;
