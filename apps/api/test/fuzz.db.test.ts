@@ -233,8 +233,10 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as 
  * Near-valid bodies: a request that would succeed, with a few fields replaced by fuzz. They get past
  * the first refusal into core's rules, the database's constraints and the serialisers.
  */
-function template(kind: IdKind | undefined, n: number): Record<string, unknown> {
+function template(kind: IdKind | "list" | "stats" | undefined, n: number): Record<string, unknown> {
   switch (kind) {
+    case "list":
+      return { search: `t${n % 10}`, search_by: "title", sort_by: "id", sort: "asc", per_page: 10, page: (n % 3) + 1, status: 1 };
     case "link":
       return {
         url: `https://dest.example/${n}`, domain_id: owner.domain.id, title: `t${n}`, space_id: owner.space.id, pixel_ids: [owner.pixel.id], target_type: 1,
@@ -251,7 +253,7 @@ function template(kind: IdKind | undefined, n: number): Record<string, unknown> 
     case "user":
       return { email: `fz${n}@example.com`, name: `U${n}`, role: "user" };
     default:
-      return { name: "country", from: "2026-01-01", to: "2026-02-01", page: 1, per_page: 10 };
+      return { name: "country", from: "2026-01-01", to: "2026-02-01", link_id: realIds.link[0] };
   }
 }
 
@@ -275,7 +277,7 @@ const nearValid = fc.record({
 });
 type NearValid = typeof nearValid extends fc.Arbitrary<infer T> ? T : never;
 
-function nearValidBody(kind: IdKind | undefined, near: NearValid): Record<string, unknown> {
+function nearValidBody(kind: IdKind | "list" | "stats" | undefined, near: NearValid): Record<string, unknown> {
   const value: Record<string, unknown> = { ...template(kind, near.n), ...near.overrides };
   for (const field of near.drop) delete value[field];
   return value;
@@ -377,7 +379,8 @@ describe(`fuzz (seed ${SEED})`, () => {
         const id = pick((kind ? realIds[kind] : Object.values(realIds).flat()).map(String), BOGUS_IDS, c.ids[0] ?? 0) ?? "1";
         const path = c.route.url.replace(/:id/g, id);
         const method = (c.method ?? c.route.method) as InjectOptions["method"] & string;
-        const near = c.near ? nearValidBody(kind, c.near) : undefined;
+        const shape = c.route.url.startsWith("/api/v1/stats") ? "stats" : method === "GET" && !c.route.url.includes(":id") ? "list" : kind;
+        const near = c.near ? nearValidBody(shape, c.near) : undefined;
         const query = near && (method === "GET" || (c.ids[1] ?? 0) % 4 === 0) ? toForm(near) : c.query;
         const url = query ? `${path}?${query}` : path;
         const sent = near ? (c.near?.asJson ? { payload: JSON.stringify(near), type: "application/json" } : { payload: toForm(near), type: "application/x-www-form-urlencoded" }) : c.body;
@@ -438,7 +441,9 @@ describe(`fuzz (seed ${SEED})`, () => {
         const kind = KIND_OF[c.procedure.name.split(".")[0] ?? ""];
         const bogus: unknown[] = [0, -1, 1_000_000, 2 ** 31, 1.5, "1", "abc", null, 1e308, -0, [1], { id: 1 }];
         const near = (c.input as { __near?: NearValid } | undefined)?.__near;
-        let value = near ? nearValidBody(kind, near) : c.input;
+        const [group, verb] = c.procedure.name.split(".");
+        const shape = group === "stats" ? "stats" : verb === "list" ? "list" : kind;
+        let value = near ? nearValidBody(shape, near) : c.input;
         if (c.idKey && (value === undefined || (typeof value === "object" && value !== null && !Array.isArray(value)))) {
           value = { ...(value as object | undefined), [c.idKey]: pick<unknown>(kind ? realIds[kind] : Object.values(realIds).flat(), bogus, c.idIndex) };
         }
