@@ -192,6 +192,16 @@ const CONTENT_TYPES = [
   "application/vnd.api+json", "*/*", "", ";", "application/x-www-form-urlencoded, application/json", "\u00e9/\u00e9",
 ];
 
+/** A CSV upload: a header of import columns (or not), rows of hostile cells, quotes and all. */
+const csvCell = hostileString.map((v) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v));
+const csv = fc
+  .tuple(
+    fc.subarray(["url", "alias", "domain", "domain_id", "title", "password", "space_id", "pixel_ids", "disabled", "privacy", "expiration_date", "expiration_clicks", "x"], { minLength: 0 }),
+    fc.array(fc.array(csvCell, { maxLength: 5 }), { maxLength: 4 }),
+    fc.constantFrom("\n", "\r\n", "\r"),
+  )
+  .map(([header, rows, eol]) => [header.join(","), ...rows.map((row) => row.join(","))].join(eol));
+
 /** A body: none, a form, JSON, or raw text, each with a content type that may or may not match it. */
 const body = fc.oneof(
   { weight: 2, arbitrary: fc.constant<{ payload?: string; type?: string }>({}) },
@@ -200,6 +210,7 @@ const body = fc.oneof(
   { weight: 1, arbitrary: jsonValue.map((value) => ({ payload: JSON.stringify(value) ?? "", type: "application/json" })) },
   { weight: 1, arbitrary: fc.constantFrom("{", "[1,", '{"url":', "\u0000", "nul\u0000l", '{"a":1}x', '{"__proto__":{"x":1}}', "1e999999").map((payload) => ({ payload, type: "application/json" })) },
   { weight: 1, arbitrary: fc.constantFrom(...HUGE_FORMS).map((payload) => ({ payload, type: "application/x-www-form-urlencoded" })) },
+  { weight: 1, arbitrary: csv.map((payload) => ({ payload, type: "text/csv" })) },
   { weight: 2, arbitrary: fc.tuple(fc.oneof(urlencoded(hostileString), jsonObject.map((v) => JSON.stringify(v)), fc.string({ maxLength: 40 })), fc.constantFrom(...CONTENT_TYPES)).map(([payload, type]) => ({ payload, type })) },
 );
 
@@ -209,9 +220,10 @@ const queryString = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("page=2&per_page=10", "per_page=100&sort=asc&sort_by=clicks", "search=a&search_by=url", "status=3", "name=country", "format=svg", "a[]=1&".repeat(1_001), "x=%00") },
 );
 
-const HEADER_NAMES = ["accept", "accept-language", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "cookie", "origin", "referer", "user-agent", "if-none-match", "range", "x-request-id", "accept-encoding"];
+const HEADER_NAMES = ["host", "idempotency-key", "accept", "accept-language", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "cookie", "origin", "referer", "user-agent", "if-none-match", "range", "x-request-id", "accept-encoding"];
 /** Header values are ASCII without CR/LF (anything else never leaves a client). */
-const headerValue = fc.oneof(fc.constantFrom("application/json", "text/html", "*/*", "", "1.2.3.4, ::1", "garbage", "en;q=x", "a=b; c", "bytes=0-1", "https://evil.example"), fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 30 }));
+const headerValue = fc.oneof(
+  fc.constantFrom("application/json", "text/html", "*/*", "", "1.2.3.4, ::1", "garbage", "en;q=x", "a=b; c", "bytes=0-1", "https://evil.example", "[::1", "localhost:99999", "a..b", "fuzz.example:0", "%00", "x".repeat(2_000)), fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 30 }));
 const headers = fc.dictionary(fc.constantFrom(...HEADER_NAMES), headerValue, { maxKeys: 3 });
 
 /** Who calls: mostly the owner of the real ids, sometimes another user, an admin, no key or a wrong one. */
