@@ -88,7 +88,7 @@ describe("body types (CONTRACT §1: another content type is a 415)", () => {
     ["a mutation", "POST", "/trpc/spaces.create", JSON.stringify({ name: "host-check" })],
     ["a batch", "POST", "/trpc/spaces.create,spaces.create?batch=1", JSON.stringify({ 0: { name: "host-check" }, 1: { name: "host-check2" } })],
   ])("a Host no URL can be built on, on %s → 400 in the envelope, nothing stored", async (_name, method, url, payload) => {
-    for (const host of ["d<h{C", "a b", "[::1", "x:99999", "%zz"]) {
+    for (const host of ["d<h{C", "a b", "[::1", "x:99999", "%zz", '"@K{NW2FX\\', "user@example.com", "u:p@example.com"]) {
       const before = (await api.call(owner.user, "GET", "/api/v1/spaces")).body.meta.total;
       const res = await api.app.inject({ method: method as InjectOptions["method"], url, headers: { ...auth(), host, "content-type": "application/json" }, ...(payload ? { payload } : {}) });
       expect(res.statusCode, host).toBe(400);

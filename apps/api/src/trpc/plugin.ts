@@ -13,12 +13,15 @@ import { contextHandle, type TrpcRequestHandle } from "./init.ts";
 const TRPC_MEDIA_TYPE_MESSAGE = "The content type is not supported: send application/json.";
 const isMultipart = (type: string | undefined) => /^\s*multipart\//i.test(type ?? "");
 
-/** Whether a URL can be built on `host`, as tRPC's adapter builds the request's (no Host: `localhost`). */
-function isValidHost(host: string | undefined): boolean {
+/**
+ * Whether tRPC's adapter can build the request's URL and a fetch `Request` on it: `url` on
+ * `http://<Host>` (no Host: `localhost`), with no credentials (`a@b` in the Host) in it.
+ */
+function isValidHost(host: string | undefined, url: string): boolean {
   if (host === undefined) return true;
   try {
-    new URL(`http://${host}/`);
-    return true;
+    const parsed = new URL(url, `http://${host}`);
+    return parsed.username === "" && parsed.password === "";
   } catch {
     return false;
   }
@@ -63,8 +66,8 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
         // tRPC would read multipart as FormData inputs (or, with a body that is no socket, fail with a
         // 500): calls take JSON only, so multipart is the 415 of any other type (CONTRACT §1, §15).
         if (isMultipart(req.headers["content-type"])) throw new HttpError(415, "unsupported_media_type", TRPC_MEDIA_TYPE_MESSAGE);
-        // tRPC builds a URL from the Host header and throws (outside its own error handling: a 500) when it cannot.
-        if (!isValidHost(req.headers.host)) throw new HttpError(400, "bad_request", "The Host header is not valid.");
+        // tRPC builds a URL and a Request from the Host header and throws (outside its own error handling: a 500) when it cannot.
+        if (!isValidHost(req.headers.host, req.url)) throw new HttpError(400, "bad_request", "The Host header is not valid.");
         if (req.method === "HEAD") await guard(req, res);
       });
       await scope.register(fastifyTRPCPlugin, { trpcOptions });
