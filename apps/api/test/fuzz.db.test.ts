@@ -140,10 +140,13 @@ const hostileString = fc.oneof(
   { weight: 1, arbitrary: fc.double().map(String) },
 );
 
+/** Names of Object.prototype's members: code that keeps fields in a plain object trips on them. */
+const PROTO_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf", "__defineGetter__"];
+
 const bracket = (key: string) => fc.constantFrom(key, `${key}[]`, `${key}[0]`, `${key}[1][key]`, `${key}[0][value]`, `${key}[a][b]`, `${key}[0][1][2][3]`, `${key}[__proto__]`);
 const formKey = fc.oneof(
   { weight: 5, arbitrary: fc.constantFrom(...FIELDS).chain(bracket) },
-  { weight: 1, arbitrary: fc.constantFrom("a[b][c]", "a[b][c][d][e]", "[", "]", "[]", "a]", "a[", "__proto__", "__proto__[x]", "constructor[prototype]", "%00", "") },
+  { weight: 1, arbitrary: fc.constantFrom("a[b][c]", "a[b][c][d][e]", "[", "]", "[]", "a]", "a[", "%00", "", ...PROTO_KEYS, "__proto__[x]", "constructor[prototype]", "a[__proto__]", "toString[a]") },
   { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
 );
 
@@ -183,7 +186,11 @@ const jsonValue: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
     { weight: 1, arbitrary: fc.dictionary(fc.oneof(fc.constantFrom("key", "value", ...FIELDS), fc.string({ maxLength: 8 })), tie("v"), { maxKeys: 4 }) },
   ),
 })).v;
-const jsonObject = fc.dictionary(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...FIELDS) }, { weight: 1, arbitrary: fc.string({ maxLength: 10 }) }), jsonValue, { maxKeys: 8 });
+const jsonObject = fc.dictionary(
+  fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...FIELDS) }, { weight: 1, arbitrary: fc.constantFrom(...PROTO_KEYS) }, { weight: 2, arbitrary: fc.string({ maxLength: 10 }) }),
+  jsonValue,
+  { maxKeys: 8 },
+);
 
 const CONTENT_TYPES = [
   "application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=utf-8", "application/x-www-form-urlencoded; charset=latin1",
