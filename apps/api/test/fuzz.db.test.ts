@@ -78,6 +78,29 @@ beforeAll(async () => {
   tables = rows.map((r) => r.name).filter((name) => name !== "failed_tries" && name !== "settings" && !name.startsWith("__"));
 }, 120_000);
 
+/**
+ * After a fuzzed delete succeeded: the owner's resources that are gone (a domain takes its links along)
+ * are created again, so later cases keep reaching real rows instead of 404s. The owner's ids come first.
+ */
+async function replenish() {
+  const key = keys.owner;
+  if (!key) return;
+  const call = (method: "GET" | "POST", url: string, form?: Record<string, string>) => api.call(key, method, url, form);
+  const create: Array<[IdKind, string, () => Record<string, string>]> = [
+    ["domain", "domains", () => ({ name: `re${Math.random().toString(36).slice(2, 10)}.example` })],
+    ["space", "spaces", () => ({ name: `re${Math.random().toString(36).slice(2, 10)}` })],
+    ["pixel", "pixels", () => ({ name: "p", type: "facebook", value: "1" })],
+    ["webhook", "webhooks", () => ({ url: "https://hooks.example/re", events: "link.created" })],
+    ["link", "links", () => ({ url: "https://dest.example/re", domain_id: String(realIds.domain[0]) })],
+  ];
+  for (const [kind, path, form] of create) {
+    if ((await call("GET", `/api/v1/${path}/${realIds[kind][0]}`)).status !== 404) continue;
+    const created = (await call("POST", `/api/v1/${path}`, form())).body.data as { id?: number } | undefined;
+    if (created?.id) realIds[kind][0] = created.id;
+  }
+  last = undefined;
+}
+
 afterAll(async () => {
   console.log(
     `[fuzz] seed ${SEED}: ${counts.rest} REST cases (${counts.restRejectedWrites} rejected writes checked), ${counts.trpc} tRPC cases (${counts.trpcRejectedWrites} rejected mutations checked); statuses ${JSON.stringify(Object.fromEntries([...counts.statuses].sort((a, b) => a[0] - b[0])))}`,
@@ -258,7 +281,7 @@ function template(kind: IdKind | "list" | "stats" | undefined, n: number): Recor
       return { search: `t${n % 10}`, search_by: "title", sort_by: "id", sort: "asc", per_page: 10, page: (n % 3) + 1, status: 1 };
     case "link":
       return {
-        url: `https://dest.example/${n}`, domain_id: owner.domain.id, title: `t${n}`, space_id: owner.space.id, pixel_ids: [owner.pixel.id], target_type: 1,
+        url: `https://dest.example/${n}`, domain_id: realIds.domain[0], title: `t${n}`, space_id: realIds.space[0], pixel_ids: [realIds.pixel[0]], target_type: 1,
         country: [{ key: "US", value: "https://us.example/" }], expiration_clicks: 5, expiration_date: "2099-01-01", expiration_time: "10:00", password: "pw",
       };
     case "domain":
@@ -422,6 +445,7 @@ describe(`fuzz (seed ${SEED})`, () => {
           expect(after, `a rejected ${context} (${res.statusCode}) changed the database`).toEqual(before);
         }
         if (res.statusCode < 300 && c.route.url === "/api/v1/account/api-key" && method === "POST") adoptRotatedKey(c.who, res.json());
+        if (res.statusCode < 300 && method === "DELETE") await replenish();
       }),
       { seed: SEED, numRuns: REST_RUNS, endOnFailure: true },
     );
@@ -501,6 +525,7 @@ describe(`fuzz (seed ${SEED})`, () => {
           expect(after, `a rejected ${context} (${res.statusCode}) changed the database`).toEqual(before);
         }
         if ((res.statusCode < 300 || res.statusCode === 207) && name === "account.rotateKey") adoptRotatedKey(c.who, json);
+        if ((res.statusCode < 300 || res.statusCode === 207) && name.endsWith(".delete")) await replenish();
       }),
       { seed: SEED, numRuns: TRPC_RUNS, endOnFailure: true },
     );
