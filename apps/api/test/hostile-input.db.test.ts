@@ -50,6 +50,12 @@ const cases: Case[] = [
   ["user email", "admin", () => ({ method: "POST", url: "/api/v1/users", payload: form({ email: `a${NUL}@example.com`, name: "A" }) }), "email"],
   ["stats range", "owner", () => ({ method: "GET", url: `/api/v1/stats/${linkId}?name=country&from=%00` }), "from"],
   ["an unknown query parameter", "owner", () => ({ method: "GET", url: "/api/v1/links?whatever=%00" }), "whatever"],
+  // Found by the fuzz test: names of Object.prototype's members were 500s.
+  ["a query parameter named __proto__", "owner", () => ({ method: "GET", url: "/api/v1/webhooks?a=1&__proto__=%00" }), "__proto__"],
+  ["a query parameter named constructor", "owner", () => ({ method: "GET", url: "/api/v1/links?constructor=%00" }), "constructor"],
+  ["a query parameter named toString", "owner", () => ({ method: "GET", url: "/api/v1/spaces?toString=x%00" }), "toString"],
+  ["a form field named hasOwnProperty", "owner", () => ({ method: "POST", url: "/api/v1/spaces", payload: "name=ok&hasOwnProperty=%00" }), "hasOwnProperty"],
+  ["a JSON field named valueOf", "owner", () => ({ method: "POST", url: "/api/v1/spaces", payload: JSON.stringify({ name: "ok", valueOf: "\u0000" }), headers: { "content-type": "application/json" } }), "valueOf"],
 ];
 
 describe("U+0000 on REST: 422 naming the field", () => {

@@ -68,9 +68,33 @@ describe("body types (CONTRACT §1: another content type is a 415)", () => {
     expect(res.json()).toMatchObject({ code: "unsupported_media_type", status: 415 });
   });
 
-  it("text/plain on a tRPC call → 415 too", async () => {
-    const res = await api.app.inject({ method: "POST", url: "/trpc/spaces.create", headers: { ...auth(), "content-type": "text/plain" }, payload: JSON.stringify({ name: "x" }) });
+  // Multipart on tRPC: found by the fuzz test (a 500 through app.inject, tRPC's FormData input over a socket).
+  it.each([
+    ["text/plain", "text/plain", JSON.stringify({ name: "x" })],
+    ["multipart", "multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nabc\r\n--x--\r\n'],
+    ["multipart without a boundary", "multipart/form-data", "{}"],
+    ["multipart in capitals", "Multipart/Mixed; boundary=x", "--x--"],
+  ])("%s on a tRPC call → 415 too, and nothing stored", async (_name, type, payload) => {
+    const before = (await api.call(owner.user, "GET", "/api/v1/spaces")).body.meta.total;
+    const res = await api.app.inject({ method: "POST", url: "/trpc/spaces.create", headers: { ...auth(), "content-type": type }, payload });
     expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ code: "unsupported_media_type", status: 415 });
+    expect((await api.call(owner.user, "GET", "/api/v1/spaces")).body.meta.total).toBe(before);
+  });
+
+  // Found by the fuzz test: tRPC's adapter threw outside its error handling on a Host it cannot build a URL on.
+  it.each([
+    ["a query", "GET", "/trpc/spaces.list", undefined],
+    ["a mutation", "POST", "/trpc/spaces.create", JSON.stringify({ name: "host-check" })],
+    ["a batch", "POST", "/trpc/spaces.create,spaces.create?batch=1", JSON.stringify({ 0: { name: "host-check" }, 1: { name: "host-check2" } })],
+  ])("a Host no URL can be built on, on %s → 400 in the envelope, nothing stored", async (_name, method, url, payload) => {
+    for (const host of ["d<h{C", "a b", "[::1", "x:99999", "%zz", '"@K{NW2FX\\', "user@example.com", "u:p@example.com"]) {
+      const before = (await api.call(owner.user, "GET", "/api/v1/spaces")).body.meta.total;
+      const res = await api.app.inject({ method: method as InjectOptions["method"], url, headers: { ...auth(), host, "content-type": "application/json" }, ...(payload ? { payload } : {}) });
+      expect(res.statusCode, host).toBe(400);
+      expect(res.json(), host).toEqual({ message: "The Host header is not valid.", code: "bad_request", status: 400 });
+      expect((await api.call(owner.user, "GET", "/api/v1/spaces")).body.meta.total, host).toBe(before);
+    }
   });
 
   it("a body on GET is ignored, whatever its type", async () => {

@@ -114,6 +114,19 @@ describe("POST /api/v1/imports", () => {
     expect((await api.call(user, "DELETE", "/api/v1/imports")).status).toBe(405);
     expect((await api.call(undefined, "GET", "/api/v1/imports")).status).toBe(401);
   });
+
+  // Found by the fuzz test: the multipart parser's own errors were 500s.
+  it.each([
+    ["no boundary in the content type", "multipart/form-data", "abc"],
+    ["a body that is no multipart at all", "multipart/form-data; boundary=x", "L\\8"],
+    ["a file part cut off before its closing boundary", "multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nurl\r\nhttps://cut.example/\r\n'],
+    ["a part header that never ends", "multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\""],
+  ])("a malformed multipart body (%s) is a 400, and queues nothing", async (_name, type, payload) => {
+    const { user } = await createOwner(api);
+    const res = await upload(user, payload, { type });
+    expect(res).toMatchObject({ status: 400, body: { code: "bad_request", status: 400, message: expect.stringContaining("multipart") } });
+    expect((await api.call(user, "GET", "/api/v1/imports")).body.meta.total).toBe(0);
+  });
 });
 
 /** Runs a job's rows through core, as a worker would (the worker itself is apps/importer's). */

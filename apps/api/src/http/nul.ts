@@ -10,7 +10,8 @@ const MAX_REPORTED = 20;
  * every 422 (`country.0.value`); a NUL in a key names that key. Throws the ValidationError, or returns.
  */
 export function rejectNul(sources: Array<[prefix: string, value: unknown]>): void {
-  const errors: FieldErrors = {};
+  // No prototype: a field named `__proto__`, `constructor` or `toString` is a field like any other.
+  const errors = Object.create(null) as FieldErrors;
   let reported = 0;
   const stack: Array<[string, unknown]> = sources.map(([prefix, value]) => [prefix, value]);
   while (stack.length && reported < MAX_REPORTED) {

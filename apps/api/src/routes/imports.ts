@@ -20,6 +20,17 @@ import { importJson } from "../serialize/imports.ts";
 const CSV_TYPES = ["text/csv", "application/csv"];
 const UNSUPPORTED = "Send the file as a text/csv body, or as multipart/form-data with a file field named file.";
 
+const MALFORMED_MULTIPART = "The multipart body is malformed (no boundary, or a part cut off).";
+
+/**
+ * The multipart parser's own errors (no boundary, a body that ends inside a part) are plain `Error`s
+ * without a `code`: the client's fault, a 400. Ours (`HttpError`, core's), Fastify's and the system's
+ * (a full disk) all carry one and keep their own answer.
+ */
+function isMalformedMultipart(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === undefined;
+}
+
 function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
   if (bytes >= 1024) return `${Math.round((bytes / 1024) * 10) / 10} KiB`;
@@ -80,18 +91,22 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     if (!request.isMultipart()) throw new HttpError(415, "unsupported_media_type", UNSUPPORTED);
     let hasFile = false;
     let domainId: unknown = query.domain_id;
-    for await (const part of request.parts()) {
-      if (part.type === "file") {
-        if (part.fieldname !== "file" || hasFile) {
-          part.file.resume();
-          continue;
+    try {
+      for await (const part of request.parts()) {
+        if (part.type === "file") {
+          if (part.fieldname !== "file" || hasFile) {
+            part.file.resume();
+            continue;
+          }
+          await save(part.file, path);
+          if (part.file.truncated) throw tooLarge();
+          hasFile = true;
+        } else if (part.fieldname === "domain_id" && part.value !== "") {
+          domainId = part.value;
         }
-        await save(part.file, path);
-        if (part.file.truncated) throw tooLarge();
-        hasFile = true;
-      } else if (part.fieldname === "domain_id" && part.value !== "") {
-        domainId = part.value;
       }
+    } catch (error) {
+      throw isMalformedMultipart(error) ? new HttpError(400, "bad_request", MALFORMED_MULTIPART) : error;
     }
     if (!hasFile) throw new ValidationError({ file: ["The file field is required."] });
     return { domainId };

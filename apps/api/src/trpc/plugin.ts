@@ -6,9 +6,26 @@ import type { ApiDeps } from "../deps.ts";
 import { createDomainVerbs } from "../domain-policy.ts";
 import { coreCtx, type Guard } from "../http/auth.ts";
 import { createSerializers } from "../serialize/resources.ts";
-import { RETRY_AFTER_SECONDS } from "../errors.ts";
+import { HttpError, RETRY_AFTER_SECONDS } from "../errors.ts";
 import { toTrpcError } from "./errors.ts";
 import { contextHandle, type TrpcRequestHandle } from "./init.ts";
+
+const TRPC_MEDIA_TYPE_MESSAGE = "The content type is not supported: send application/json.";
+const isMultipart = (type: string | undefined) => /^\s*multipart\//i.test(type ?? "");
+
+/**
+ * Whether tRPC's adapter can build the request's URL and a fetch `Request` on it: `url` on
+ * `http://<Host>` (no Host: `localhost`), with no credentials (`a@b` in the Host) in it.
+ */
+function isValidHost(host: string | undefined, url: string): boolean {
+  if (host === undefined) return true;
+  try {
+    const parsed = new URL(url, `http://${host}`);
+    return parsed.username === "" && parsed.password === "";
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Mounts `router` at `prefix` with fastifyTRPCPlugin. The context is created once per HTTP request,
@@ -46,6 +63,11 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
     async (scope) => {
       // tRPC answers HEAD with a bare 204 before creating a context: guard it here, so it is counted too.
       scope.addHook("onRequest", async (req, res) => {
+        // tRPC would read multipart as FormData inputs (or, with a body that is no socket, fail with a
+        // 500): calls take JSON only, so multipart is the 415 of any other type (CONTRACT §1, §15).
+        if (isMultipart(req.headers["content-type"])) throw new HttpError(415, "unsupported_media_type", TRPC_MEDIA_TYPE_MESSAGE);
+        // tRPC builds a URL and a Request from the Host header and throws (outside its own error handling: a 500) when it cannot.
+        if (!isValidHost(req.headers.host, req.url)) throw new HttpError(400, "bad_request", "The Host header is not valid.");
         if (req.method === "HEAD") await guard(req, res);
       });
       await scope.register(fastifyTRPCPlugin, { trpcOptions });
