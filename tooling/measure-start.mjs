@@ -9,7 +9,11 @@ import { readdirSync, readFileSync } from "node:fs";
 const args = process.argv.slice(2);
 const dash = args.indexOf("--");
 const opts = Object.fromEntries(
-  (dash === -1 ? args : args.slice(0, dash)).join(" ").split("--").filter(Boolean).map((s) => s.trim().split(/\s+/)),
+  (dash === -1 ? args : args.slice(0, dash))
+    .join(" ")
+    .split("--")
+    .filter(Boolean)
+    .map((s) => s.trim().split(/\s+/)),
 );
 const command = dash === -1 ? [] : args.slice(dash + 1);
 const idle = Number(opts.idle ?? 20);
@@ -76,7 +80,9 @@ while (!exited && performance.now() - started < 180_000) {
 }
 if (ready === undefined) {
   console.error(output);
-  try { process.kill(-child.pid, "SIGTERM"); } catch {}
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {}
   throw new Error("never answered /healthz");
 }
 await new Promise((r) => setTimeout(r, idle * 1000));
@@ -85,6 +91,10 @@ const rows = pids.map((pid) => ({ pid, rssMb: Math.round(rssKb(pid) / 1024), cmd
 const server = rows.reduce((a, b) => (b.rssMb > a.rssMb ? b : a));
 const total = rows.reduce((s, r) => s + r.rssMb, 0);
 console.log(JSON.stringify({ command: command.join(" "), firstStartSeconds: Number(ready.toFixed(1)), idleSeconds: idle, serverRssMb: server.rssMb, treeRssMb: total, processes: rows }, null, 1));
-try { process.kill(-child.pid, "SIGTERM"); } catch {}
+try {
+  process.kill(-child.pid, "SIGTERM");
+} catch {}
 await new Promise((r) => setTimeout(r, 1500));
-try { process.kill(-child.pid, "SIGKILL"); } catch {}
+try {
+  process.kill(-child.pid, "SIGKILL");
+} catch {}

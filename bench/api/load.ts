@@ -30,8 +30,7 @@ export type LoadResult = {
 };
 
 export const CLIENT_DESCRIPTION =
-  "node:http keep-alive client in a worker thread (not the server's event loop), closed loop: " +
-  "each connection sends its next request when the previous response has been read";
+  "node:http keep-alive client in a worker thread (not the server's event loop), closed loop: " + "each connection sends its next request when the previous response has been read";
 
 /**
  * Runs one case in a fresh worker thread, so the load generator does not share the server's event

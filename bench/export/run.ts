@@ -103,7 +103,9 @@ async function main(): Promise<void> {
     const [domain] = await sql<Array<{ id: number }>>`select id from domains order by id limit 1`;
     if (!user || !domain) throw new Error("no bootstrap user or domain");
     const [space] = await sql<Array<{ id: number }>>`insert into spaces (user_id, name) values (${user.id}, 'Bench') returning id`;
-    const pixelRows = await sql<Array<{ id: number }>>`insert into pixels (user_id, name, type, value) values (${user.id}, 'fb', 'facebook', '123'), (${user.id}, 'ga', 'google-analytics', 'G-1') returning id`;
+    const pixelRows = await sql<
+      Array<{ id: number }>
+    >`insert into pixels (user_id, name, type, value) values (${user.id}, 'fb', 'facebook', '123'), (${user.id}, 'ga', 'google-analytics', 'G-1') returning id`;
     const hash = await hashPassword("bench");
 
     log(`seeding ${ROWS.toLocaleString("en-US")} links…`);

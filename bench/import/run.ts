@@ -246,7 +246,9 @@ async function main(): Promise<void> {
     }
   } finally {
     await database?.close();
-    await sqlOf(admin).unsafe(`drop database if exists "${name}" with (force)`).catch(() => {});
+    await sqlOf(admin)
+      .unsafe(`drop database if exists "${name}" with (force)`)
+      .catch(() => {});
     await admin.close();
     rmSync(dir, { recursive: true, force: true });
   }

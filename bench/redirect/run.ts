@@ -223,7 +223,9 @@ async function main(): Promise<void> {
     const errors = r.non3xx + r.socketErrors;
     const rawCell = `${r.raw.rps.toFixed(0)}, ${r.raw.p99.toFixed(2)}`;
     const rounds = ROUNDS > 1 ? ` ${r.ratios.map((x) => x.toFixed(2)).join(", ")} |` : "";
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${rawCell} | ${(r.rps / r.raw.rps).toFixed(2)} |${rounds}${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`);
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${rawCell} | ${(r.rps / r.raw.rps).toFixed(2)} |${rounds}${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`,
+    );
   }
 }
 

@@ -47,13 +47,14 @@ function zipf(random: () => number, values: readonly string[], unknownShare: num
   return values[i] ?? null;
 }
 
-const COUNTRIES = "US DE GB FR IN BR JP CA NL ES IT SE PL AU MX KR CH AT BE DK NO FI IE PT CZ RO HU GR TR IL AR CL CO PE ZA NG EG KE MA SA AE SG MY TH VN ID PH CN TW HK NZ UA RU BG HR RS SK SI LT LV EE".split(" ");
+const COUNTRIES =
+  "US DE GB FR IN BR JP CA NL ES IT SE PL AU MX KR CH AT BE DK NO FI IE PT CZ RO HU GR TR IL AR CL CO PE ZA NG EG KE MA SA AE SG MY TH VN ID PH CN TW HK NZ UA RU BG HR RS SK SI LT LV EE".split(" ");
 const PLATFORMS = ["Windows", "iOS", "Android", "OS X", "Linux", "Chrome OS", "Ubuntu"];
 const BROWSERS = ["Chrome", "Mobile Safari", "Safari", "Edge", "Firefox", "Samsung Browser", "Opera", "Chrome WebView", "Brave", "Vivaldi"];
 const DEVICES = ["desktop", "mobile", "tablet", "smarttv", "console"];
 const LANGUAGES = "en de fr es pt ja it nl sv pl ko zh ru tr cs da fi no hu el he ar hi th vi id uk ro".split(" ");
 const REFERRERS = Array.from({ length: 400 }, (_, i) =>
-  i < 8 ? ["t.co", "www.google.com", "news.ycombinator.com", "github.com", "www.linkedin.com", "www.reddit.com", "www.facebook.com", "lobste.rs"][i] ?? "" : `site-${i}.example`,
+  i < 8 ? (["t.co", "www.google.com", "news.ycombinator.com", "github.com", "www.linkedin.com", "www.reddit.com", "www.facebook.com", "lobste.rs"][i] ?? "") : `site-${i}.example`,
 );
 
 function percentile(sorted: number[], p: number): number {
@@ -189,10 +190,7 @@ async function main(): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000);
   let server: RunningServer | undefined;
   try {
-    server = await startServer(
-      parseEnv({ DATABASE_URL: url.toString(), PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "1000000", SERVICES: "api" }),
-      pino({ level: "silent" }),
-    );
+    server = await startServer(parseEnv({ DATABASE_URL: url.toString(), PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "1000000", SERVICES: "api" }), pino({ level: "silent" }));
     const base = `http://127.0.0.1:${port}`;
     const call = async (path: string, accept = "application/json") => {
       const res = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${ADMIN_KEY}`, accept } });

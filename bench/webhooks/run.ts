@@ -67,8 +67,15 @@ async function main(): Promise<void> {
     req.on("end", () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const webhook = (req.url ?? "/").slice(1);
-      const [t, v1] = String(req.headers["shortener-signature"]).split(",").map((part) => part.slice(part.indexOf("=") + 1));
-      if (createHmac("sha256", secrets.get(webhook) ?? "").update(`${t}.${body}`).digest("hex") !== v1) badSignatures++;
+      const [t, v1] = String(req.headers["shortener-signature"])
+        .split(",")
+        .map((part) => part.slice(part.indexOf("=") + 1));
+      if (
+        createHmac("sha256", secrets.get(webhook) ?? "")
+          .update(`${t}.${body}`)
+          .digest("hex") !== v1
+      )
+        badSignatures++;
       const payload = JSON.parse(body) as { id: number };
       received.push({ webhook, id: payload.id, at: Date.now() });
       res.writeHead(204).end();
@@ -114,10 +121,17 @@ async function main(): Promise<void> {
     }
     const writeMs = performance.now() - writeStarted;
     const [outbox] = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from webhook_events`);
-    log(`${DRIVER}: ${written} link.clicked events written by ${flushes} click batches in ${(writeMs / 1000).toFixed(2)} s; outbox holds ${outbox?.n}; ${WEBHOOKS} webhook(s) → ${written * WEBHOOKS} deliveries to make`);
+    log(
+      `${DRIVER}: ${written} link.clicked events written by ${flushes} click batches in ${(writeMs / 1000).toFixed(2)} s; outbox holds ${outbox?.n}; ${WEBHOOKS} webhook(s) → ${written * WEBHOOKS} deliveries to make`,
+    );
 
     const expected = written * WEBHOOKS;
-    const worker = createWebhookWorker({ database, now: () => new Date(), log: { info() {}, warn: (o, m) => log(`warn ${m} ${JSON.stringify(o)}`), error: (o, m) => log(`error ${m} ${String((o as { err?: unknown }).err ?? "")}`) }, config: { allowPrivate: true } });
+    const worker = createWebhookWorker({
+      database,
+      now: () => new Date(),
+      log: { info() {}, warn: (o, m) => log(`warn ${m} ${JSON.stringify(o)}`), error: (o, m) => log(`error ${m} ${String((o as { err?: unknown }).err ?? "")}`) },
+      config: { allowPrivate: true },
+    });
     const started = performance.now();
     const startedAt = Date.now();
     await worker.start();
@@ -160,9 +174,16 @@ async function main(): Promise<void> {
     console.log(
       `| | ${expected.toLocaleString("en")} | ${WEBHOOKS} | ${seconds.toFixed(1)} s | ${Math.round(expected / seconds).toLocaleString("en")}/s | ${Math.round(expected / Math.max(sendSeconds, 0.001)).toLocaleString("en")}/s | ${attempts?.n} (${attempts?.failed}) | ${inOrder ? "yes" : "NO"} | ${unique === expected ? "yes" : `NO (${unique})`} | ${badSignatures} |`,
     );
-    console.log(`Writing the ${written.toLocaleString("en")} events with the clicks: ${(writeMs / 1000).toFixed(2)} s for ${flushes} batches (${Math.round(writeMs / flushes)} ms a batch of ${links.length} links).`);
-    const gaps = received.slice(1).map((r, i) => r.at - (received[i]?.at ?? r.at)).sort((a, b) => a - b);
-    console.log(`First delivery ${((firstArrival - startedAt) / 1000).toFixed(2)} s after the worker was started; gap between deliveries p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms, max ${gaps.at(-1) ?? 0} ms.`);
+    console.log(
+      `Writing the ${written.toLocaleString("en")} events with the clicks: ${(writeMs / 1000).toFixed(2)} s for ${flushes} batches (${Math.round(writeMs / flushes)} ms a batch of ${links.length} links).`,
+    );
+    const gaps = received
+      .slice(1)
+      .map((r, i) => r.at - (received[i]?.at ?? r.at))
+      .sort((a, b) => a - b);
+    console.log(
+      `First delivery ${((firstArrival - startedAt) / 1000).toFixed(2)} s after the worker was started; gap between deliveries p50 ${percentile(gaps, 50)} ms, p99 ${percentile(gaps, 99)} ms, max ${gaps.at(-1) ?? 0} ms.`,
+    );
   } finally {
     receiver.closeAllConnections();
     receiver.close();

@@ -20,7 +20,14 @@ export function reasonOf(error: unknown): string {
   let e = error as { code?: string; message?: string; errors?: Array<{ message?: string }>; cause?: unknown };
   for (let depth = 0; e?.cause && depth < 5; depth++) e = e.cause as typeof e;
   // Node's AggregateError (IPv4 and IPv6 both refused) has an empty message.
-  const message = e?.message || e?.errors?.map((x) => x.message).filter(Boolean).join("; ") || e?.code || String(error);
+  const message =
+    e?.message ||
+    e?.errors
+      ?.map((x) => x.message)
+      .filter(Boolean)
+      .join("; ") ||
+    e?.code ||
+    String(error);
   return (message.split("\n")[0] ?? "").trim().replace(/\.+$/, "") || "unknown error";
 }
 

@@ -110,7 +110,13 @@ function postPassword(s: Server, host: string, alias: string, password: string):
   return new Promise((resolve, reject) => {
     const body = new URLSearchParams({ password }).toString();
     const req = request(
-      { host: "127.0.0.1", port: s.port, path: `/${alias}`, method: "POST", headers: { host, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0" } },
+      {
+        host: "127.0.0.1",
+        port: s.port,
+        path: `/${alias}`,
+        method: "POST",
+        headers: { host, "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body), "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0" },
+      },
       (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode ?? 0));
@@ -143,7 +149,17 @@ async function makeLinks(s: Server, key: string, domainId: number, spaceId: numb
     { url: "https://example.org/pw", title: `=HYPERLINK("x") ${tag}`, password: "s3cret pass", space_id: String(spaceId) },
     { url: "https://example.org/priv", privacy: "2", privacy_password: "stats pw", pixel_ids: pixelIds.map(String), disabled: "1" },
     { url: "https://example.org/exp", expiration_date: future, expiration_time: "13:45", expiration_url: "https://example.org/gone", expiration_clicks: "42", privacy: "1" },
-    { url: "https://example.org/all", alias: `-${tag}`, title: tag, password: "x", privacy: "2", privacy_password: "y", space_id: String(spaceId), pixel_ids: [String(pixelIds[0])], expiration_date: future },
+    {
+      url: "https://example.org/all",
+      alias: `-${tag}`,
+      title: tag,
+      password: "x",
+      privacy: "2",
+      privacy_password: "y",
+      space_id: String(spaceId),
+      pixel_ids: [String(pixelIds[0])],
+      expiration_date: future,
+    },
   ];
   const out: any[] = [];
   for (const form of forms) out.push(await data(s, key, "POST", "/api/v1/links", { domain_id: String(domainId), ...form }));
@@ -155,7 +171,14 @@ describe("export → delete → import", () => {
     const tag = `rt${Date.now().toString(36)}`;
     const owner = await makeOwner(a, ADMIN_KEY, `${tag}@example.test`, `${tag}.example`);
     const [team, other] = owner.spaces as [any, any];
-    const inSet = await makeLinks(a, owner.key, owner.domain.id, team.id, owner.pixels.map((p: any) => p.id), tag);
+    const inSet = await makeLinks(
+      a,
+      owner.key,
+      owner.domain.id,
+      team.id,
+      owner.pixels.map((p: any) => p.id),
+      tag,
+    );
     // Outside the filter (another domain): must be neither exported nor touched.
     const otherDomain = await data(a, owner.key, "POST", "/api/v1/domains", { name: `${tag}-b.example` });
     const outside = await makeLinks(a, owner.key, otherDomain.id, other.id, [owner.pixels[2].id], `${tag}o`);
@@ -188,8 +211,7 @@ describe("export → delete → import", () => {
     const byAlias = (links: any[]) => links.map((l) => carried(l)).sort((x, y) => x.alias.localeCompare(y.alias));
     expect(byAlias(after)).toEqual(byAlias(before));
     console.log(
-      `export round trip: ${inSet.length} links exported (${Buffer.byteLength(csv)} bytes), deleted, imported again: ` +
-        `${after.length} links equal in ${Object.keys(carried(before[0])).join(", ")}`,
+      `export round trip: ${inSet.length} links exported (${Buffer.byteLength(csv)} bytes), deleted, imported again: ` + `${after.length} links equal in ${Object.keys(carried(before[0])).join(", ")}`,
     );
     // The same passwords open them: the hashes came back, not just "a password is set".
     const pw = after.find((l) => l.url === "https://example.org/pw");
@@ -204,7 +226,14 @@ describe("a backup of one user restored into an empty database", () => {
   it("domains, spaces and pixels recreated by name, links imported from the export, ids mapped", async () => {
     const tag = `bk${Date.now().toString(36)}`;
     const owner = await makeOwner(a, ADMIN_KEY, `${tag}@example.test`, `${tag}.example`);
-    await makeLinks(a, owner.key, owner.domain.id, owner.spaces[0].id, owner.pixels.map((p: any) => p.id), tag);
+    await makeLinks(
+      a,
+      owner.key,
+      owner.domain.id,
+      owner.spaces[0].id,
+      owner.pixels.map((p: any) => p.id),
+      tag,
+    );
     const second = await data(a, owner.key, "POST", "/api/v1/domains", { name: `${tag}-2.example` });
     await makeLinks(a, owner.key, second.id, owner.spaces[1].id, [owner.pixels[1].id], `${tag}s`);
 
@@ -235,7 +264,11 @@ describe("a backup of one user restored into an empty database", () => {
       const rewrite = (line: string) => {
         const cells = splitCsvLine(line);
         if (cells[spaceCol]) cells[spaceCol] = String(space.get(Number(cells[spaceCol])));
-        if (cells[pixelCol]) cells[pixelCol] = (cells[pixelCol] as string).split(";").map((id) => String(pixel.get(Number(id)))).join(";");
+        if (cells[pixelCol])
+          cells[pixelCol] = (cells[pixelCol] as string)
+            .split(";")
+            .map((id) => String(pixel.get(Number(id))))
+            .join(";");
         return cells.map((c) => (/[",\r\n]/.test(c) ? `"${c.replaceAll('"', '""')}"` : c)).join(",");
       };
       const restoredCsv = [records[0], ...records.slice(1).map(rewrite)].join("\r\n") + "\r\n";

@@ -62,7 +62,12 @@ describe("the database goes away under traffic and comes back (Postgres only: PG
 
   it("answers no 500, 503 from the API during the outage, keeps redirecting a cached link, and loses no click", { timeout: 180_000 }, async () => {
     if (!server.boot.created || server.boot.domainId === null) throw new Error("no bootstrap domain");
-    const created = await send("POST", "/api/v1/links", { ...auth, "content-type": "application/json" }, JSON.stringify({ url: "https://fault.example/dest", domain_id: server.boot.domainId, alias: "fault" }));
+    const created = await send(
+      "POST",
+      "/api/v1/links",
+      { ...auth, "content-type": "application/json" },
+      JSON.stringify({ url: "https://fault.example/dest", domain_id: server.boot.domainId, alias: "fault" }),
+    );
     expect(created.status).toBe(201);
     const linkId = (JSON.parse(created.body) as { data: { id: number } }).data.id;
 

@@ -81,13 +81,19 @@ describe("uploads of hostile files end, whatever they hold", () => {
       }),
     ).toEqual([]);
     expect(job.total_rows).toBe(job.processed_rows);
-    const parts = await server.database.db.select({ n: sql<number>`count(*)::int` }).from(importSourceParts).where(eq(importSourceParts.jobId, id));
+    const parts = await server.database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(importSourceParts)
+      .where(eq(importSourceParts.jobId, id));
     expect(parts).toEqual([{ n: 0 }]);
   });
 
   it("leaves no stored source at all once every job has ended", async () => {
     expect(await server.database.db.select({ n: sql<number>`count(*)::int` }).from(importSourceParts)).toEqual([{ n: 0 }]);
-    const unfinished = await server.database.db.select({ id: importJobs.id }).from(importJobs).where(sql`${importJobs.status} in ('queued', 'running')`);
+    const unfinished = await server.database.db
+      .select({ id: importJobs.id })
+      .from(importJobs)
+      .where(sql`${importJobs.status} in ('queued', 'running')`);
     expect(unfinished).toEqual([]);
   });
 });

@@ -69,7 +69,12 @@ describe("importing through the API", () => {
     await new Promise((r) => setTimeout(r, 300));
     const db = server.database.db;
     expect(await db.select({ n: sql<number>`count(*)::int` }).from(importJobs)).toEqual([{ n: 1 }]);
-    expect(await db.select({ n: sql<number>`count(*)::int` }).from(links).where(eq(links.domainId, domainId()))).toEqual([{ n: 1200 }]);
+    expect(
+      await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(links)
+        .where(eq(links.domainId, domainId())),
+    ).toEqual([{ n: 1200 }]);
 
     // Without the key, the same file is a new job: aliased rows are skipped, rows without an alias are new links.
     const other = await post(csv);

@@ -70,7 +70,12 @@ function csv(): string {
 }
 const BAD_ROWS = Array.from({ length: ROWS }, (_, i) => i).filter((i) => i % 1000 === 7).length;
 
-type Worker = { child: ChildProcess; lines: Array<Record<string, unknown>>; waitFor(test: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>; exited: Promise<number | null> };
+type Worker = {
+  child: ChildProcess;
+  lines: Array<Record<string, unknown>>;
+  waitFor(test: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  exited: Promise<number | null>;
+};
 
 function startWorker(port: number): Worker {
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
@@ -145,7 +150,10 @@ describe("a worker killed mid-job", () => {
 
     const midway = await withDb(async (database) => {
       const [job] = await database.db.select().from(importJobs).where(eq(importJobs.id, jobId));
-      const [written] = await database.db.select({ n: sql<number>`count(*)::int` }).from(links).where(like(links.importKey, `${jobId}:%`));
+      const [written] = await database.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(links)
+        .where(like(links.importKey, `${jobId}:%`));
       return { job, written: written?.n };
     });
     expect(midway.job?.status).toBe("running");
@@ -178,7 +186,10 @@ describe("a worker killed mid-job", () => {
         if (i % 3 === 0) expect(alias).toMatch(/^[A-Za-z0-9]{6,}$/);
         else expect(alias).toBe(`k${i}`);
       }
-      const [domainRows] = await database.db.select({ n: sql<number>`count(*)::int` }).from(links).where(eq(links.domainId, domainId));
+      const [domainRows] = await database.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(links)
+        .where(eq(links.domainId, domainId));
       expect(domainRows?.n).toBe(ROWS - BAD_ROWS);
     });
   });

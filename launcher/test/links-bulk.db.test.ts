@@ -75,7 +75,12 @@ describe("bulk changes through the API, seen by visitors within 1 second", () =>
     const res = await change(batch.map((l) => l.id).join(","));
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(5);
-    expect(await statusesWithin(batch.map((l) => l.alias), expected)).toEqual(batch.map(() => expected));
+    expect(
+      await statusesWithin(
+        batch.map((l) => l.alias),
+        expected,
+      ),
+    ).toEqual(batch.map(() => expected));
     expect(await visit(outside?.alias ?? "")).toBe(302);
   });
 

@@ -34,20 +34,32 @@ async function start(env: Record<string, string>): Promise<{ code: number | null
 
 describe("start errors: one line naming the setting", () => {
   it.each([
-    ["an unreachable DATABASE_URL", { DATABASE_URL: "postgres://shortener:s3cret-pw@127.0.0.1:1/shortener" }, /^DATABASE_URL cannot be reached \(postgres:\/\/shortener@127\.0\.0\.1:1\/shortener\): .*ECONNREFUSED.*\.$/],
+    [
+      "an unreachable DATABASE_URL",
+      { DATABASE_URL: "postgres://shortener:s3cret-pw@127.0.0.1:1/shortener" },
+      /^DATABASE_URL cannot be reached \(postgres:\/\/shortener@127\.0\.0\.1:1\/shortener\): .*ECONNREFUSED.*\.$/,
+    ],
     // ECONNREFUSED on a machine without PostgreSQL (the unit project runs without one).
-    ["a DATABASE_URL whose database does not exist", { DATABASE_URL: "postgres://postgres@127.0.0.1:5432/shortener_no_such_database_x" }, /^DATABASE_URL cannot be reached \(.*\/shortener_no_such_database_x\): (database "shortener_no_such_database_x" does not exist|.*ECONNREFUSED.*)\.$/],
+    [
+      "a DATABASE_URL whose database does not exist",
+      { DATABASE_URL: "postgres://postgres@127.0.0.1:5432/shortener_no_such_database_x" },
+      /^DATABASE_URL cannot be reached \(.*\/shortener_no_such_database_x\): (database "shortener_no_such_database_x" does not exist|.*ECONNREFUSED.*)\.$/,
+    ],
     ["an unreachable REDIS_URL", { REDIS_URL: "redis://:r3dis-pw@127.0.0.1:1" }, /^REDIS_URL cannot be reached \(redis:\/\/127\.0\.0\.1:1\): .*ECONNREFUSED.*\.$/],
     ["a malformed PORT", { PORT: "abc" }, /^Invalid setting PORT: must be an integer from 1 to 65535 \(got "abc"\)\.$/],
     ["a malformed ACCESS_LOG", { ACCESS_LOG: "verbose" }, /^Invalid setting ACCESS_LOG: must be one of api, all, off \(got "verbose"\)\.$/],
     ["a malformed METRICS_PORT", { METRICS_PORT: "70000" }, /^Invalid setting METRICS_PORT: must be an integer from 1 to 65535 \(got "70000"\)\.$/],
-  ])("%s", async (_name, env, line) => {
-    const result = await start(env);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(line)]);
-    expect(result.stderr).not.toContain("s3cret-pw");
-    expect(result.stderr).not.toContain("r3dis-pw");
-    expect(result.stderr).not.toMatch(/\n\s+at /);
-    expect(result.stdout).not.toMatch(/"level":60/);
-  }, 90_000);
+  ])(
+    "%s",
+    async (_name, env, line) => {
+      const result = await start(env);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(line)]);
+      expect(result.stderr).not.toContain("s3cret-pw");
+      expect(result.stderr).not.toContain("r3dis-pw");
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(result.stdout).not.toMatch(/"level":60/);
+    },
+    90_000,
+  );
 });

@@ -90,7 +90,20 @@ function pick<T>(random: () => number, weighted: Array<[T, number]>): T {
   return weighted[0]?.[0] as T;
 }
 
-const COUNTRIES: Array<[string | null, number]> = [["US", 34], ["DE", 14], ["GB", 11], ["FR", 8], ["IN", 8], ["BR", 6], ["JP", 5], ["CA", 5], ["NL", 4], ["ES", 3], ["SE", 2], [null, 3]];
+const COUNTRIES: Array<[string | null, number]> = [
+  ["US", 34],
+  ["DE", 14],
+  ["GB", 11],
+  ["FR", 8],
+  ["IN", 8],
+  ["BR", 6],
+  ["JP", 5],
+  ["CA", 5],
+  ["NL", 4],
+  ["ES", 3],
+  ["SE", 2],
+  [null, 3],
+];
 const AGENTS: Array<[[string, string, string], number]> = [
   [["Windows", "Chrome", "desktop"], 30],
   [["iOS", "Mobile Safari", "mobile"], 24],
@@ -100,8 +113,26 @@ const AGENTS: Array<[[string, string, string], number]> = [
   [["Linux", "Firefox", "desktop"], 5],
   [["iOS", "Mobile Safari", "tablet"], 3],
 ];
-const LANGUAGES: Array<[string | null, number]> = [["en", 55], ["de", 14], ["fr", 8], ["pt", 6], ["ja", 5], ["es", 5], ["nl", 3], [null, 4]];
-const REFERRERS: Array<[string | null, number]> = [[null, 30], ["t.co", 18], ["news.ycombinator.com", 15], ["www.google.com", 12], ["github.com", 9], ["www.linkedin.com", 7], ["www.reddit.com", 6], ["lobste.rs", 3]];
+const LANGUAGES: Array<[string | null, number]> = [
+  ["en", 55],
+  ["de", 14],
+  ["fr", 8],
+  ["pt", 6],
+  ["ja", 5],
+  ["es", 5],
+  ["nl", 3],
+  [null, 4],
+];
+const REFERRERS: Array<[string | null, number]> = [
+  [null, 30],
+  ["t.co", 18],
+  ["news.ycombinator.com", 15],
+  ["www.google.com", 12],
+  ["github.com", 9],
+  ["www.linkedin.com", 7],
+  ["www.reddit.com", 6],
+  ["lobste.rs", 3],
+];
 
 /** About 90 days of traffic with a weekly rhythm, a launch spike and a daily cycle, through recordClicks. */
 async function seedClicks(linkId: number, seed: number): Promise<number> {

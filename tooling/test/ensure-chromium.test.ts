@@ -16,10 +16,7 @@ function fakeAptGet(options: { fails?: boolean } = {}) {
   const bin = mkdtempSync(join(dir, "bin-"));
   const log = join(bin, "calls.log");
   const browser = join(bin, "chromium");
-  writeFileSync(
-    join(bin, "apt-get"),
-    `#!/bin/sh\necho "$@" >> "${log}"\n${options.fails ? "exit 100\n" : `if [ "$1" = install ]; then touch "${browser}"; fi\n`}`,
-  );
+  writeFileSync(join(bin, "apt-get"), `#!/bin/sh\necho "$@" >> "${log}"\n${options.fails ? "exit 100\n" : `if [ "$1" = install ]; then touch "${browser}"; fi\n`}`);
   chmodSync(join(bin, "apt-get"), 0o755);
   return { bin, log, browser };
 }

@@ -45,7 +45,6 @@ function answerFrameworkError(error: { code?: string }, request: FastifyRequest,
   return reply.code(status).send({ message, code: isTooLong ? "uri_too_long" : "bad_request", status });
 }
 
-
 /** A route as registered: method and URL pattern (`/api/v1/links/:id`). */
 export type RegisteredRoute = { method: string; url: string };
 

@@ -50,8 +50,7 @@ export const SERVICE_UNAVAILABLE_MESSAGE = "Service Unavailable.";
 /** How long a client is asked to wait (`Retry-After`, seconds) while the database is unreachable. */
 export const RETRY_AFTER_SECONDS = 5;
 /** CONTRACT §16: the database cannot be reached; the request can be tried again in a moment. */
-export const serviceUnavailable = () =>
-  new HttpError(503, "service_unavailable", SERVICE_UNAVAILABLE_MESSAGE, { "retry-after": String(RETRY_AFTER_SECONDS) });
+export const serviceUnavailable = () => new HttpError(503, "service_unavailable", SERVICE_UNAVAILABLE_MESSAGE, { "retry-after": String(RETRY_AFTER_SECONDS) });
 export const unauthenticated = () => new HttpError(401, "unauthenticated", "Unauthenticated.");
 export const notFound = () => new HttpError(404, "not_found", NOT_FOUND_MESSAGE);
 
@@ -81,8 +80,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   }
   if (error instanceof CoreError && error.code !== "INTERNAL") {
     const entry = ERROR_TABLE[error.code];
-    const message =
-      error instanceof ValidationError ? error.fields : error.code === "NOT_FOUND" ? NOT_FOUND_MESSAGE : error.message;
+    const message = error instanceof ValidationError ? error.fields : error.code === "NOT_FOUND" ? NOT_FOUND_MESSAGE : error.message;
     return { status: entry.http, body: { message, code: entry.slug, status: entry.http }, headers: {}, isUnexpected: false };
   }
   const e = error as { statusCode?: unknown; code?: unknown; message?: unknown };

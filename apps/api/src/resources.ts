@@ -31,9 +31,7 @@ export type ResourceSpec<T, J, O extends ResourceObject, L extends z.ZodType, C 
 };
 
 /** Types a resource's spec (the object name stays a literal type, which the typed client sees). */
-export function defineResource<T, J, O extends ResourceObject, L extends z.ZodType, C extends z.ZodType, U extends z.ZodType>(
-  spec: ResourceSpec<T, J, O, L, C, U>,
-): ResourceSpec<T, J, O, L, C, U> {
+export function defineResource<T, J, O extends ResourceObject, L extends z.ZodType, C extends z.ZodType, U extends z.ZodType>(spec: ResourceSpec<T, J, O, L, C, U>): ResourceSpec<T, J, O, L, C, U> {
   return spec;
 }
 

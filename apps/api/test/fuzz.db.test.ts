@@ -71,10 +71,7 @@ beforeAll(async () => {
   await createFixtures(owner);
   await createFixtures(stranger);
   for (let i = 0; i < 3; i++) realIds.user.push((await api.user()).id);
-  const rows = await queryRows<{ name: string }>(
-    api.database.db,
-    sql`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`,
-  );
+  const rows = await queryRows<{ name: string }>(api.database.db, sql`select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`);
   tables = rows.map((r) => r.name).filter((name) => name !== "failed_tries" && name !== "settings" && !name.startsWith("__"));
 }, 120_000);
 
@@ -115,7 +112,8 @@ afterAll(async () => {
  */
 async function snapshot(): Promise<Record<string, string>> {
   const parts = tables.map(
-    (t) => sql`select ${t}::text as t, count(*)::int as n, md5(coalesce(string_agg((to_jsonb(x) - 'last_used_at')::text, '|' order by (to_jsonb(x) - 'last_used_at')::text), '')) as h from ${sql.identifier(t)} x`,
+    (t) =>
+      sql`select ${t}::text as t, count(*)::int as n, md5(coalesce(string_agg((to_jsonb(x) - 'last_used_at')::text, '|' order by (to_jsonb(x) - 'last_used_at')::text), '')) as h from ${sql.identifier(t)} x`,
   );
   const rows = await queryRows<{ t: string; n: number; h: string }>(api.database.db, sql.join(parts, sql` union all `));
   return Object.fromEntries(rows.map((r) => [r.t, `${r.n}:${r.h}`]));
@@ -136,22 +134,167 @@ const lastSnapshot = async () => last ?? takeSnapshot();
 
 /** Field names the schemas read (so the fuzz gets past "unknown field" into each field's rules). */
 const FIELDS = [
-  "url", "domain_id", "alias", "password", "space_id", "pixel_ids", "disabled", "privacy", "privacy_password", "expiration_url",
-  "expiration_date", "expiration_time", "expiration_clicks", "target_type", "country", "platform", "language", "rotation", "title",
-  "name", "color", "type", "value", "index_page", "not_found_page", "email", "role", "events", "secret", "active", "page", "per_page",
-  "search", "search_by", "sort_by", "sort", "status", "from", "to", "link_id", "format", "size", "margin", "fields", "with_title", "dry_run",
+  "url",
+  "domain_id",
+  "alias",
+  "password",
+  "space_id",
+  "pixel_ids",
+  "disabled",
+  "privacy",
+  "privacy_password",
+  "expiration_url",
+  "expiration_date",
+  "expiration_time",
+  "expiration_clicks",
+  "target_type",
+  "country",
+  "platform",
+  "language",
+  "rotation",
+  "title",
+  "name",
+  "color",
+  "type",
+  "value",
+  "index_page",
+  "not_found_page",
+  "email",
+  "role",
+  "events",
+  "secret",
+  "active",
+  "page",
+  "per_page",
+  "search",
+  "search_by",
+  "sort_by",
+  "sort",
+  "status",
+  "from",
+  "to",
+  "link_id",
+  "format",
+  "size",
+  "margin",
+  "fields",
+  "with_title",
+  "dry_run",
 ];
 
 const HOSTILE = [
-  "", " ", "\u0000", "a\u0000b", "\ud800", "\udfff", "\uffff", "\u202e", "💥", "é", "I\u0307", "ß", "-1", "0", "1", "2", "3", "-0", "1.5", "1e309", "-1e309",
-  "9007199254740993", "99999999999999999999999999", "2147483648", "-2147483649", "NaN", "Infinity", "0x1f", "0b1", "1_000", " 1", "1 ", "+1",
-  "true", "false", "null", "undefined", "[]", "{}", "%", "%zz", "%00", "%%", "&", "=", "[", "]", "a[b]", "__proto__", "constructor", "toString",
-  "https://example.com/", "http://a.example/x?y=1#z", "javascript:alert(1)", "data:text/html,x", "file:///etc/passwd", "http://localhost/",
-  "http://127.0.0.1:1/", "https://xn--nxasmq6b.example/", "https://例え.テスト/", "//evil.example", "https://a.example/\n", "ftp://x",
-  "2026-01-01", "2026-02-30", "9999-12-31", "0000-00-00", "2099-01-01T00:00:00Z", "00:00", "23:59", "24:00", "25:61", "1999-01-01",
-  "US", "us", "ZZ", "iOS", "Android", "en", "xx", "link.created", "link.clicked", "import.completed", "facebook", "twitter", "admin", "user",
-  "asc", "desc", "id", "clicks", "title", "alias", "10", "25", "100", "1000", "png", "svg", "csv", "a@example.com", "not-an-email",
-  "fuzz.example", "FUZZ.EXAMPLE", "http://fuzz.example/", "1.2.3.4:8080", "[::1]", "a".repeat(300), "x".repeat(5_000), "api", "trpc", "stats",
+  "",
+  " ",
+  "\u0000",
+  "a\u0000b",
+  "\ud800",
+  "\udfff",
+  "\uffff",
+  "\u202e",
+  "💥",
+  "é",
+  "I\u0307",
+  "ß",
+  "-1",
+  "0",
+  "1",
+  "2",
+  "3",
+  "-0",
+  "1.5",
+  "1e309",
+  "-1e309",
+  "9007199254740993",
+  "99999999999999999999999999",
+  "2147483648",
+  "-2147483649",
+  "NaN",
+  "Infinity",
+  "0x1f",
+  "0b1",
+  "1_000",
+  " 1",
+  "1 ",
+  "+1",
+  "true",
+  "false",
+  "null",
+  "undefined",
+  "[]",
+  "{}",
+  "%",
+  "%zz",
+  "%00",
+  "%%",
+  "&",
+  "=",
+  "[",
+  "]",
+  "a[b]",
+  "__proto__",
+  "constructor",
+  "toString",
+  "https://example.com/",
+  "http://a.example/x?y=1#z",
+  "javascript:alert(1)",
+  "data:text/html,x",
+  "file:///etc/passwd",
+  "http://localhost/",
+  "http://127.0.0.1:1/",
+  "https://xn--nxasmq6b.example/",
+  "https://例え.テスト/",
+  "//evil.example",
+  "https://a.example/\n",
+  "ftp://x",
+  "2026-01-01",
+  "2026-02-30",
+  "9999-12-31",
+  "0000-00-00",
+  "2099-01-01T00:00:00Z",
+  "00:00",
+  "23:59",
+  "24:00",
+  "25:61",
+  "1999-01-01",
+  "US",
+  "us",
+  "ZZ",
+  "iOS",
+  "Android",
+  "en",
+  "xx",
+  "link.created",
+  "link.clicked",
+  "import.completed",
+  "facebook",
+  "twitter",
+  "admin",
+  "user",
+  "asc",
+  "desc",
+  "id",
+  "clicks",
+  "title",
+  "alias",
+  "10",
+  "25",
+  "100",
+  "1000",
+  "png",
+  "svg",
+  "csv",
+  "a@example.com",
+  "not-an-email",
+  "fuzz.example",
+  "FUZZ.EXAMPLE",
+  "http://fuzz.example/",
+  "1.2.3.4:8080",
+  "[::1]",
+  "a".repeat(300),
+  "x".repeat(5_000),
+  "api",
+  "trpc",
+  "stats",
 ];
 
 const hostileString = fc.oneof(
@@ -216,10 +359,26 @@ const jsonObject = fc.dictionary(
 );
 
 const CONTENT_TYPES = [
-  "application/x-www-form-urlencoded", "application/x-www-form-urlencoded; charset=utf-8", "application/x-www-form-urlencoded; charset=latin1",
-  "application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "application/json; charset=utf-16", "application/json;;",
-  "text/plain", "text/csv", "multipart/form-data; boundary=x", "multipart/form-data", "application/xml", "application/octet-stream",
-  "application/vnd.api+json", "*/*", "", ";", "application/x-www-form-urlencoded, application/json", "\u00e9/\u00e9",
+  "application/x-www-form-urlencoded",
+  "application/x-www-form-urlencoded; charset=utf-8",
+  "application/x-www-form-urlencoded; charset=latin1",
+  "application/json",
+  "application/json; charset=utf-8",
+  "APPLICATION/JSON",
+  "application/json; charset=utf-16",
+  "application/json;;",
+  "text/plain",
+  "text/csv",
+  "multipart/form-data; boundary=x",
+  "multipart/form-data",
+  "application/xml",
+  "application/octet-stream",
+  "application/vnd.api+json",
+  "*/*",
+  "",
+  ";",
+  "application/x-www-form-urlencoded, application/json",
+  "\u00e9/\u00e9",
 ];
 
 /** A CSV upload: a header of import columns (or not), rows of hostile cells, quotes and all. */
@@ -241,19 +400,69 @@ const body = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom("{", "[1,", '{"url":', "\u0000", "nul\u0000l", '{"a":1}x', '{"__proto__":{"x":1}}', "1e999999").map((payload) => ({ payload, type: "application/json" })) },
   { weight: 1, arbitrary: fc.constantFrom(...HUGE_FORMS).map((payload) => ({ payload, type: "application/x-www-form-urlencoded" })) },
   { weight: 1, arbitrary: csv.map((payload) => ({ payload, type: "text/csv" })) },
-  { weight: 2, arbitrary: fc.tuple(fc.oneof(urlencoded(hostileString), jsonObject.map((v) => JSON.stringify(v)), fc.string({ maxLength: 40 })), fc.constantFrom(...CONTENT_TYPES)).map(([payload, type]) => ({ payload, type })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.oneof(
+          urlencoded(hostileString),
+          jsonObject.map((v) => JSON.stringify(v)),
+          fc.string({ maxLength: 40 }),
+        ),
+        fc.constantFrom(...CONTENT_TYPES),
+      )
+      .map(([payload, type]) => ({ payload, type })),
+  },
 );
 
 const queryString = fc.oneof(
   { weight: 2, arbitrary: fc.constant("") },
   { weight: 5, arbitrary: urlencoded(hostileString) },
-  { weight: 1, arbitrary: fc.constantFrom("page=2&per_page=10", "per_page=100&sort=asc&sort_by=clicks", "search=a&search_by=url", "status=3", "name=country", "format=svg", "a[]=1&".repeat(1_001), "x=%00") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("page=2&per_page=10", "per_page=100&sort=asc&sort_by=clicks", "search=a&search_by=url", "status=3", "name=country", "format=svg", "a[]=1&".repeat(1_001), "x=%00"),
+  },
 );
 
-const HEADER_NAMES = ["host", "idempotency-key", "accept", "accept-language", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "cookie", "origin", "referer", "user-agent", "if-none-match", "range", "x-request-id", "accept-encoding"];
+const HEADER_NAMES = [
+  "host",
+  "idempotency-key",
+  "accept",
+  "accept-language",
+  "x-forwarded-for",
+  "x-forwarded-proto",
+  "x-forwarded-host",
+  "cookie",
+  "origin",
+  "referer",
+  "user-agent",
+  "if-none-match",
+  "range",
+  "x-request-id",
+  "accept-encoding",
+];
 /** Header values are ASCII without CR/LF (anything else never leaves a client). */
 const headerValue = fc.oneof(
-  fc.constantFrom("application/json", "text/html", "*/*", "", "1.2.3.4, ::1", "garbage", "en;q=x", "a=b; c", "bytes=0-1", "https://evil.example", "[::1", "localhost:99999", "a..b", "fuzz.example:0", "%00", "x".repeat(2_000)), fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 30 }));
+  fc.constantFrom(
+    "application/json",
+    "text/html",
+    "*/*",
+    "",
+    "1.2.3.4, ::1",
+    "garbage",
+    "en;q=x",
+    "a=b; c",
+    "bytes=0-1",
+    "https://evil.example",
+    "[::1",
+    "localhost:99999",
+    "a..b",
+    "fuzz.example:0",
+    "%00",
+    "x".repeat(2_000),
+  ),
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 30 }),
+);
 const headers = fc.dictionary(fc.constantFrom(...HEADER_NAMES), headerValue, { maxKeys: 3 });
 
 /** Who calls: mostly the owner of the real ids, sometimes another user, an admin, no key or a wrong one. */
@@ -281,8 +490,17 @@ function template(kind: IdKind | "list" | "stats" | undefined, n: number): Recor
       return { search: `t${n % 10}`, search_by: "title", sort_by: "id", sort: "asc", per_page: 10, page: (n % 3) + 1, status: 1 };
     case "link":
       return {
-        url: `https://dest.example/${n}`, domain_id: realIds.domain[0], title: `t${n}`, space_id: realIds.space[0], pixel_ids: [realIds.pixel[0]], target_type: 1,
-        country: [{ key: "US", value: "https://us.example/" }], expiration_clicks: 5, expiration_date: "2099-01-01", expiration_time: "10:00", password: "pw",
+        url: `https://dest.example/${n}`,
+        domain_id: realIds.domain[0],
+        title: `t${n}`,
+        space_id: realIds.space[0],
+        pixel_ids: [realIds.pixel[0]],
+        target_type: 1,
+        country: [{ key: "US", value: "https://us.example/" }],
+        expiration_clicks: 5,
+        expiration_date: "2099-01-01",
+        expiration_time: "10:00",
+        password: "pw",
       };
     case "domain":
       return { name: `fz${n}.example`, index_page: "https://index.example/", not_found_page: "https://nf.example/" };
@@ -465,13 +683,19 @@ describe(`fuzz (seed ${SEED})`, () => {
     );
     const call = fc.record({
       procedure: fc.constantFrom(...procedures),
-      name: fc.oneof({ weight: 20, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>("nope", "links", "links.nope", "links.list,links.get", "__proto__.x", "links..get", "%00") }),
+      name: fc.oneof(
+        { weight: 20, arbitrary: fc.constant<string | undefined>(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom<string | undefined>("nope", "links", "links.nope", "links.list,links.get", "__proto__.x", "links..get", "%00") },
+      ),
       input,
       idKey: fc.constantFrom("id", "link_id", "id", undefined),
       idIndex: fc.nat(),
       wrongMethod: fc.oneof({ weight: 12, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       batch: fc.oneof({ weight: 8, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-      rawInput: fc.oneof({ weight: 15, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>("{", "%00", '{"0":', "null", "[]", '"x"', "\u0000") }),
+      rawInput: fc.oneof(
+        { weight: 15, arbitrary: fc.constant<string | undefined>(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom<string | undefined>("{", "%00", '{"0":', "null", "[]", '"x"', "\u0000") },
+      ),
       type: fc.oneof({ weight: 10, arbitrary: fc.constant<string | undefined>("application/json") }, { weight: 1, arbitrary: fc.constantFrom<string | undefined>(...CONTENT_TYPES, undefined) }),
       who: actor,
       scheme: authScheme,

@@ -10,7 +10,12 @@ export type TestApi = {
   database: Database;
   user(role?: "admin" | "user"): Promise<TestUser>;
   /** A request with the user's bearer key and a form-encoded body. */
-  call(user: TestUser | string | undefined, method: InjectOptions["method"], url: string, form?: Record<string, string | string[]>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  call(
+    user: TestUser | string | undefined,
+    method: InjectOptions["method"],
+    url: string,
+    form?: Record<string, string | string[]>,
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 };
 

@@ -31,11 +31,30 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 type Case = [name: string, who: "owner" | "admin", request: () => InjectOptions, field: string];
 const cases: Case[] = [
   ["link title (form)", "owner", () => ({ method: "POST", url: "/api/v1/links", payload: form({ url: "https://a.example/", domain_id: String(owner.domain.id), title: `a${NUL}b` }) }), "title"],
-  ["link title (JSON)", "owner", () => ({ method: "POST", url: "/api/v1/links", payload: JSON.stringify({ url: "https://a.example/", domain_id: owner.domain.id, title: `a${NUL}b` }), headers: { "content-type": "application/json" } }), "title"],
+  [
+    "link title (JSON)",
+    "owner",
+    () => ({
+      method: "POST",
+      url: "/api/v1/links",
+      payload: JSON.stringify({ url: "https://a.example/", domain_id: owner.domain.id, title: `a${NUL}b` }),
+      headers: { "content-type": "application/json" },
+    }),
+    "title",
+  ],
   ["link url", "owner", () => ({ method: "POST", url: "/api/v1/links", payload: form({ url: `https://a.example/${NUL}`, domain_id: String(owner.domain.id) }) }), "url"],
   ["link alias", "owner", () => ({ method: "POST", url: "/api/v1/links", payload: form({ url: "https://a.example/", domain_id: String(owner.domain.id), alias: `x${NUL}` }) }), "alias"],
   ["link password", "owner", () => ({ method: "POST", url: "/api/v1/links", payload: form({ url: "https://a.example/", domain_id: String(owner.domain.id), password: `p${NUL}w` }) }), "password"],
-  ["a nested targeting value", "owner", () => ({ method: "POST", url: "/api/v1/links", payload: `url=https%3A%2F%2Fa.example%2F&domain_id=${owner.domain.id}&target_type=1&country[0][key]=US&country[0][value]=https%3A%2F%2Fb.example%2F%00` }), "country.0.value"],
+  [
+    "a nested targeting value",
+    "owner",
+    () => ({
+      method: "POST",
+      url: "/api/v1/links",
+      payload: `url=https%3A%2F%2Fa.example%2F&domain_id=${owner.domain.id}&target_type=1&country[0][key]=US&country[0][value]=https%3A%2F%2Fb.example%2F%00`,
+    }),
+    "country.0.value",
+  ],
   ["a field name", "owner", () => ({ method: "POST", url: "/api/v1/spaces", payload: "na%00me=x&name=ok" }), "na\uFFFDme"],
   ["link update title", "owner", () => ({ method: "PATCH", url: `/api/v1/links/${linkId}`, payload: form({ title: `t${NUL}` }) }), "title"],
   ["space name", "owner", () => ({ method: "POST", url: "/api/v1/spaces", payload: form({ name: `s${NUL}` }) }), "name"],
@@ -55,7 +74,12 @@ const cases: Case[] = [
   ["a query parameter named constructor", "owner", () => ({ method: "GET", url: "/api/v1/links?constructor=%00" }), "constructor"],
   ["a query parameter named toString", "owner", () => ({ method: "GET", url: "/api/v1/spaces?toString=x%00" }), "toString"],
   ["a form field named hasOwnProperty", "owner", () => ({ method: "POST", url: "/api/v1/spaces", payload: "name=ok&hasOwnProperty=%00" }), "hasOwnProperty"],
-  ["a JSON field named valueOf", "owner", () => ({ method: "POST", url: "/api/v1/spaces", payload: JSON.stringify({ name: "ok", valueOf: "\u0000" }), headers: { "content-type": "application/json" } }), "valueOf"],
+  [
+    "a JSON field named valueOf",
+    "owner",
+    () => ({ method: "POST", url: "/api/v1/spaces", payload: JSON.stringify({ name: "ok", valueOf: "\u0000" }), headers: { "content-type": "application/json" } }),
+    "valueOf",
+  ],
 ];
 
 describe("U+0000 on REST: 422 naming the field", () => {

@@ -106,7 +106,12 @@ describe("body types (CONTRACT §1: another content type is a 415)", () => {
 
   it("form and JSON bodies still work", async () => {
     expect((await api.call(owner.user, "POST", "/api/v1/spaces", { name: "formed" })).status).toBe(201);
-    const json = await api.app.inject({ method: "POST", url: "/api/v1/spaces", headers: { ...auth(), "content-type": "application/json; charset=utf-8" }, payload: JSON.stringify({ name: "jsoned" }) });
+    const json = await api.app.inject({
+      method: "POST",
+      url: "/api/v1/spaces",
+      headers: { ...auth(), "content-type": "application/json; charset=utf-8" },
+      payload: JSON.stringify({ name: "jsoned" }),
+    });
     expect(json.statusCode).toBe(201);
   });
 });

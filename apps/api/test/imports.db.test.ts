@@ -109,7 +109,12 @@ describe("POST /api/v1/imports", () => {
     expect((await upload(user, "url=x", { type: "application/x-www-form-urlencoded" })).status).toBe(415);
     expect((await upload(user, "url\nx\n", { type: "text/plain" })).status).toBe(415);
     // text/csv is understood by /imports only: other routes keep their 415.
-    const link = await api.app.inject({ method: "POST", url: "/api/v1/links", headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "text/csv" }, payload: `url,domain_id\nhttps://x.example,${domain.id}\n` });
+    const link = await api.app.inject({
+      method: "POST",
+      url: "/api/v1/links",
+      headers: { authorization: `Bearer ${user.apiKey}`, "content-type": "text/csv" },
+      payload: `url,domain_id\nhttps://x.example,${domain.id}\n`,
+    });
     expect(link.statusCode).toBe(415);
     expect((await api.call(user, "DELETE", "/api/v1/imports")).status).toBe(405);
     expect((await api.call(undefined, "GET", "/api/v1/imports")).status).toBe(401);
@@ -119,8 +124,12 @@ describe("POST /api/v1/imports", () => {
   it.each([
     ["no boundary in the content type", "multipart/form-data", "abc"],
     ["a body that is no multipart at all", "multipart/form-data; boundary=x", "L\\8"],
-    ["a file part cut off before its closing boundary", "multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nurl\r\nhttps://cut.example/\r\n'],
-    ["a part header that never ends", "multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"file\""],
+    [
+      "a file part cut off before its closing boundary",
+      "multipart/form-data; boundary=x",
+      '--x\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nurl\r\nhttps://cut.example/\r\n',
+    ],
+    ["a part header that never ends", "multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="file"'],
   ])("a malformed multipart body (%s) is a 400, and queues nothing", async (_name, type, payload) => {
     const { user } = await createOwner(api);
     const res = await upload(user, payload, { type });
@@ -184,7 +193,7 @@ describe("GET /api/v1/imports", () => {
     await runRows(created.id, [{ line: 2, fields: { url: "nope" } }]);
     await api.database.db.insert(importErrors).values([
       { jobId: created.id, line: 5, field: "title", message: '=HYPERLINK("http://evil.example","x")' },
-      { jobId: created.id, line: 6, field: "@field", message: "+1, -2 and a \"quote\"" },
+      { jobId: created.id, line: 6, field: "@field", message: '+1, -2 and a "quote"' },
       { jobId: created.id, line: 7, field: null, message: "\tTab" },
     ]);
     const res = await api.app.inject({ method: "GET", url: `/api/v1/imports/${created.id}/errors`, headers: { authorization: `Bearer ${user.apiKey}` } });
@@ -192,14 +201,7 @@ describe("GET /api/v1/imports", () => {
     expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
     expect(res.headers["content-disposition"]).toBe(`attachment; filename="import-${created.id}-errors.csv"`);
     expect(res.body).toBe(
-      [
-        "line,field,message",
-        "2,url,The url must be a valid URL.",
-        `5,title,"'=HYPERLINK(""http://evil.example"",""x"")"`,
-        `6,'@field,"'+1, -2 and a ""quote"""`,
-        "7,,'\tTab",
-        "",
-      ].join("\r\n"),
+      ["line,field,message", "2,url,The url must be a valid URL.", `5,title,"'=HYPERLINK(""http://evil.example"",""x"")"`, `6,'@field,"'+1, -2 and a ""quote"""`, "7,,'\tTab", ""].join("\r\n"),
     );
   });
 });

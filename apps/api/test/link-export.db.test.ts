@@ -13,7 +13,8 @@ afterAll(async () => {
   await api?.close();
 });
 
-const HEADER = "url,alias,domain,domain_id,title,password,space_id,pixel_ids,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash";
+const HEADER =
+  "url,alias,domain,domain_id,title,password,space_id,pixel_ids,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash";
 
 /** RFC 4180 records of a whole file, cells unquoted. */
 function parseCsv(text: string): string[][] {
@@ -66,14 +67,18 @@ describe("GET /api/v1/links/export", () => {
     const o = await createOwner(api);
     const key = o.user.apiKey;
     const second = (await api.call(o.user, "POST", "/api/v1/domains", { name: `d2-${o.domain.name}` })).body.data;
-    const make = async (form: Record<string, string | string[]>) => (await api.call(o.user, "POST", "/api/v1/links", { url: "https://example.org/x", domain_id: String(o.domain.id), ...form })).body.data;
+    const make = async (form: Record<string, string | string[]>) =>
+      (await api.call(o.user, "POST", "/api/v1/links", { url: "https://example.org/x", domain_id: String(o.domain.id), ...form })).body.data;
     await make({ title: "Spring sale", alias: "spring-1" });
     await make({ title: "spring party", space_id: String(o.space.id), alias: "party" });
     await make({ url: "https://shop.example/spring", disabled: "1" });
     await make({ pixel_ids: [String(o.pixel.id)], title: "Pixel" });
     await make({ domain_id: String(second.id), title: "elsewhere", space_id: String(o.space.id), pixel_ids: [String(o.pixel.id)] });
     const expired = await make({ title: "old spring" });
-    await api.database.db.update(links).set({ endsAt: new Date(Date.now() - 1000) }).where(eq(links.id, expired.id));
+    await api.database.db
+      .update(links)
+      .set({ endsAt: new Date(Date.now() - 1000) })
+      .where(eq(links.id, expired.id));
     // Another user's links never show.
     const other = await createOwner(api);
     await api.call(other.user, "POST", "/api/v1/links", { url: "https://example.org/x", domain_id: String(other.domain.id), title: "spring other" });
@@ -99,7 +104,10 @@ describe("GET /api/v1/links/export", () => {
       const exported = await exportCsv(key, `?${query.slice(1)}`);
       expect(exported.status, query).toBe(200);
       expect(exported.rows[0]?.join(","), query).toBe(HEADER);
-      expect(exported.rows.slice(1).map((r) => r[1]), query).toEqual(listed);
+      expect(
+        exported.rows.slice(1).map((r) => r[1]),
+        query,
+      ).toEqual(listed);
     }
   });
 
@@ -161,7 +169,12 @@ describe("GET /api/v1/links/export", () => {
     expect(asc.rows).toHaveLength(2346);
     expect(asc.rows.slice(1).map((r) => r[1])).toEqual(Array.from({ length: 2345 }, (_, i) => `bulk${i + 1}`));
     const desc = await exportCsv(o.user.apiKey, "?sort=desc");
-    expect(desc.rows.slice(1).map((r) => r[1])).toEqual(asc.rows.slice(1).map((r) => r[1]).reverse());
+    expect(desc.rows.slice(1).map((r) => r[1])).toEqual(
+      asc.rows
+        .slice(1)
+        .map((r) => r[1])
+        .reverse(),
+    );
     const resumed = await exportCsv(o.user.apiKey, `?cursor=${ids[1999]}`);
     expect(resumed.rows.slice(1).map((r) => r[1])).toEqual(Array.from({ length: 345 }, (_, i) => `bulk${i + 2001}`));
 

@@ -92,7 +92,9 @@ describe("tRPC links.qr", () => {
   it("bad options are BAD_REQUEST with REST's field errors; a foreign link is NOT_FOUND", async () => {
     const { user, link } = await owner();
     const client = trpcClient(api.app, user.apiKey);
-    const error = await client.links.qr.query({ id: link.id, size: 10, ecc: "X" as never }).catch((e: unknown) => e as { data?: { code: string; slug: string; fieldErrors: Record<string, string[]> } });
+    const error = await client.links.qr
+      .query({ id: link.id, size: 10, ecc: "X" as never })
+      .catch((e: unknown) => e as { data?: { code: string; slug: string; fieldErrors: Record<string, string[]> } });
     expect(error).toMatchObject({ data: { code: "BAD_REQUEST", slug: "validation_failed" } });
     expect(Object.keys((error as { data: { fieldErrors: object } }).data.fieldErrors).sort()).toEqual(["ecc", "size"]);
     const stranger = trpcClient(api.app, (await api.user()).apiKey);

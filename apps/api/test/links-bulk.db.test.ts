@@ -138,7 +138,11 @@ describe("PATCH /api/v1/links", () => {
     expect(hook.status).toBe(201);
     try {
       const ids = await newLinks(owner, 3);
-      const events = () => api.database.db.select().from(webhookEvents).where(and(eq(webhookEvents.userId, owner.user.id), inArray(webhookEvents.type, ["link.updated", "link.deleted"])));
+      const events = () =>
+        api.database.db
+          .select()
+          .from(webhookEvents)
+          .where(and(eq(webhookEvents.userId, owner.user.id), inArray(webhookEvents.type, ["link.updated", "link.deleted"])));
       const before = (await events()).length;
       expect((await api.call(owner.user, "PATCH", "/api/v1/links", { ids: ids.join(","), title: "Evented" })).status).toBe(200);
       const updated = (await events()).slice(before);
@@ -167,8 +171,18 @@ describe("all or nothing: one bad id or field is a 422 with every failing field,
     { name: "DELETE: a word among the ids", method: "DELETE", request: (m) => ({ url: `/api/v1/links?ids=${m[0]},abc` }), fields: ["ids"] },
     { name: "DELETE: 101 ids", method: "DELETE", request: () => ({ url: `/api/v1/links?ids=${tooMany}` }), fields: ["ids"] },
     { name: "PATCH: one foreign id among valid ones", method: "PATCH", request: (m, f) => ({ url: "/api/v1/links", form: { ids: [...m, f[0]].join(","), disabled: "1" } }), fields: ["ids"] },
-    { name: "PATCH: a foreign id and a bad field", method: "PATCH", request: (m, f) => ({ url: "/api/v1/links", form: { ids: [f[0], ...m].join(","), url: "javascript:alert(1)" } }), fields: ["ids", "url"] },
-    { name: "PATCH: bad fields", method: "PATCH", request: (m) => ({ url: "/api/v1/links", form: { ids: m.join(","), disabled: "1", privacy: "9", expiration_clicks: "-1" } }), fields: ["privacy", "expiration_clicks"] },
+    {
+      name: "PATCH: a foreign id and a bad field",
+      method: "PATCH",
+      request: (m, f) => ({ url: "/api/v1/links", form: { ids: [f[0], ...m].join(","), url: "javascript:alert(1)" } }),
+      fields: ["ids", "url"],
+    },
+    {
+      name: "PATCH: bad fields",
+      method: "PATCH",
+      request: (m) => ({ url: "/api/v1/links", form: { ids: m.join(","), disabled: "1", privacy: "9", expiration_clicks: "-1" } }),
+      fields: ["privacy", "expiration_clicks"],
+    },
     { name: "PATCH: domain_id cannot change", method: "PATCH", request: (m) => ({ url: "/api/v1/links", form: { ids: m.join(","), domain_id: "1" } }), fields: ["domain_id"] },
     { name: "PATCH: one alias for many links", method: "PATCH", request: (m) => ({ url: "/api/v1/links", form: { ids: m.join(","), alias: "same-for-all" } }), fields: ["alias"] },
     { name: "PATCH: a foreign space", method: "PATCH", request: (m) => ({ url: "/api/v1/links", form: { ids: m.join(","), space_id: String(stranger.space.id) } }), fields: ["space_id"] },

@@ -19,8 +19,7 @@ afterAll(async () => {
 type Form = Record<string, string | string[]>;
 const base = (): Form => ({ url: "https://dest.example/landing", domain_id: String(owner.domain.id) });
 const create = (form: Form) => api.call(owner.user, "POST", "/api/v1/links", form);
-const indexed = (group: string, entries: Array<Record<string, string>>) =>
-  Object.fromEntries(entries.flatMap((e, i) => Object.entries(e).map(([k, v]) => [`${group}[${i}][${k}]`, v])));
+const indexed = (group: string, entries: Array<Record<string, string>>) => Object.fromEntries(entries.flatMap((e, i) => Object.entries(e).map(([k, v]) => [`${group}[${i}][${k}]`, v])));
 const future = new Date(Date.now() + 86_400_000 * 30).toISOString().slice(0, 10);
 
 describe("creating a link: every rule of CONTRACT §4 refuses bad input with a 422 naming the field", () => {
@@ -94,12 +93,34 @@ describe("creating a link: every rule of CONTRACT §4 refuses bad input with a 4
     ["country USA (alpha-3)", () => ({ ...base(), target_type: "1", ...indexed("country", [{ key: "USA", value: "https://a.example/" }]) }), "country.0.key"],
     ["country value javascript:", () => ({ ...base(), target_type: "1", ...indexed("country", [{ key: "US", value: "javascript:x" }]) }), "country.0.value"],
     ["country value missing", () => ({ ...base(), target_type: "1", "country[0][key]": "US" }), "country.0.value"],
-    ["country twice", () => ({ ...base(), target_type: "1", ...indexed("country", [{ key: "us", value: "https://a.example/" }, { key: "US", value: "https://b.example/" }]) }), "country.1.key"],
+    [
+      "country twice",
+      () => ({
+        ...base(),
+        target_type: "1",
+        ...indexed("country", [
+          { key: "us", value: "https://a.example/" },
+          { key: "US", value: "https://b.example/" },
+        ]),
+      }),
+      "country.1.key",
+    ],
     ["platform unknown", () => ({ ...base(), target_type: "2", ...indexed("platform", [{ key: "Windows 95", value: "https://a.example/" }]) }), "platform.0.key"],
     ["language english", () => ({ ...base(), target_type: "3", ...indexed("language", [{ key: "english", value: "https://a.example/" }]) }), "language.0.key"],
     ["language xx", () => ({ ...base(), target_type: "3", ...indexed("language", [{ key: "xx", value: "https://a.example/" }]) }), "language.0.key"],
     ["rotation loop", () => ({ ...base(), target_type: "4", ...indexed("rotation", [{ value: `http://${owner.domain.name}/a` }]) }), "rotation.0.value"],
-    ["101 rotation entries", () => ({ ...base(), target_type: "4", ...indexed("rotation", Array.from({ length: 101 }, (_, i) => ({ value: `https://r${i}.example/` }))) }), "rotation"],
+    [
+      "101 rotation entries",
+      () => ({
+        ...base(),
+        target_type: "4",
+        ...indexed(
+          "rotation",
+          Array.from({ length: 101 }, (_, i) => ({ value: `https://r${i}.example/` })),
+        ),
+      }),
+      "rotation",
+    ],
     ["a group as a plain string", () => ({ ...base(), target_type: "1", country: "US" }), "country"],
     ["title over 255", () => ({ ...base(), title: "t".repeat(256) }), "title"],
   ];
@@ -126,9 +147,7 @@ describe("creating a link: every rule of CONTRACT §4 refuses bad input with a 4
       target_type: "1",
     });
     expect(res.status).toBe(422);
-    expect(Object.keys(res.body.message).sort()).toEqual(
-      ["alias", "country", "disabled", "domain_id", "expiration_clicks", "expiration_time", "privacy_password", "url"].sort(),
-    );
+    expect(Object.keys(res.body.message).sort()).toEqual(["alias", "country", "disabled", "domain_id", "expiration_clicks", "expiration_time", "privacy_password", "url"].sort());
   });
 
   it("refuses an alias already taken on that domain, but not on another domain", async () => {
@@ -202,7 +221,10 @@ describe("creating a link: what is stored and returned", () => {
       expiration_time: "13:45",
       expiration_clicks: "500",
       target_type: "1",
-      ...indexed("country", [{ key: "us", value: "https://us.example/" }, { key: "De", value: "https://de.example/" }]),
+      ...indexed("country", [
+        { key: "us", value: "https://us.example/" },
+        { key: "De", value: "https://de.example/" },
+      ]),
       ...indexed("platform", [{ key: "ios", value: "https://apps.example/ios" }]),
       ...indexed("language", [{ key: "FR", value: "https://fr.example/" }]),
       ...indexed("rotation", [{ value: "https://r1.example/" }, { value: "https://r2.example/" }]),

@@ -144,8 +144,14 @@ describe("listing links (CONTRACT §5, §6)", () => {
     made.clickLimited = (await newLink(owner, { title: "Gamma", alias: "gamma-3", expiration_clicks: "2", space_id: String(owner.space.id) })).id;
     made.dateExpired = (await newLink(owner, { title: "Delta", alias: "delta-4", "pixel_ids[]": [String(owner.pixel.id)] })).id;
     made.otherDomain = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://two.example/", domain_id: String(secondDomain.id), title: "Alpha two", alias: "eps-5" })).body.data.id;
-    await api.database.db.update(links).set({ clicks: 2 }).where(eq(links.id, Number(made.clickLimited)));
-    await api.database.db.update(links).set({ endsAt: new Date("2020-01-01T00:00:00Z") }).where(eq(links.id, Number(made.dateExpired)));
+    await api.database.db
+      .update(links)
+      .set({ clicks: 2 })
+      .where(eq(links.id, Number(made.clickLimited)));
+    await api.database.db
+      .update(links)
+      .set({ endsAt: new Date("2020-01-01T00:00:00Z") })
+      .where(eq(links.id, Number(made.dateExpired)));
     made.secondDomainId = secondDomain.id;
   });
 

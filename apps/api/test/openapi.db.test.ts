@@ -33,7 +33,11 @@ afterAll(async () => {
   await dns?.close();
 });
 
-const resolve = (ref: string): Json => ref.slice(2).split("/").reduce((node: Json, part) => node[part.replaceAll("~1", "/").replaceAll("~0", "~")], doc);
+const resolve = (ref: string): Json =>
+  ref
+    .slice(2)
+    .split("/")
+    .reduce((node: Json, part) => node[part.replaceAll("~1", "/").replaceAll("~0", "~")], doc);
 
 /** The validator of the JSON schema the document declares for one path, method and status. */
 const validators = new Map<string, ValidateFunction>();
@@ -51,7 +55,14 @@ function schemaOf(path: string, method: string, status: number): ValidateFunctio
 }
 
 /** Makes a real request and checks the live body against the document: status declared, body valid. */
-async function checked(app: FastifyInstance, key: string | undefined, method: "get" | "post" | "put" | "patch" | "delete", path: string, url: string, options: { form?: Record<string, string | string[]>; json?: unknown } = {}) {
+async function checked(
+  app: FastifyInstance,
+  key: string | undefined,
+  method: "get" | "post" | "put" | "patch" | "delete",
+  path: string,
+  url: string,
+  options: { form?: Record<string, string | string[]>; json?: unknown } = {},
+) {
   const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   const request: InjectOptions = { method: method.toUpperCase() as InjectOptions["method"], url: `/api/v1${url}`, headers };
   if (options.form) {

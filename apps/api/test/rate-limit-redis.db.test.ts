@@ -41,8 +41,7 @@ async function processWith(config: Partial<ApiConfig>, redisUrl = REDIS_URL): Pr
   return app;
 }
 
-const account = (app: FastifyInstance, key?: string) =>
-  app.inject({ method: "GET", url: "/api/v1/account", headers: key ? { authorization: `Bearer ${key}` } : {} });
+const account = (app: FastifyInstance, key?: string) => app.inject({ method: "GET", url: "/api/v1/account", headers: key ? { authorization: `Bearer ${key}` } : {} });
 
 describe("rate limits shared through Redis", () => {
   it("two processes enforce one limit per key: 3 requests on A and 3 on B, the sixth is 429", async () => {
@@ -79,9 +78,7 @@ describe("rate limits shared through Redis", () => {
     const a = await processWith({});
     const b = await processWith({});
     const responses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        (i % 2 ? a : b).inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.79", headers: { authorization: `Bearer shk_guess${i}` } }),
-      ),
+      Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.79", headers: { authorization: `Bearer shk_guess${i}` } })),
     );
     const statuses = responses.map((r) => r.statusCode);
     const counts = { 401: statuses.filter((s) => s === 401).length, 429: statuses.filter((s) => s === 429).length };
@@ -109,7 +106,10 @@ describe("rate limits shared through Redis", () => {
   });
 
   it("closing the app closes its Redis connections (rate limits and failed tries)", async () => {
-    const count = async (name: string) => String(await redis.client("LIST")).split("\n").filter((line: string) => line.includes(` name=${name}-${process.pid} `)).length;
+    const count = async (name: string) =>
+      String(await redis.client("LIST"))
+        .split("\n")
+        .filter((line: string) => line.includes(` name=${name}-${process.pid} `)).length;
     const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl: REDIS_URL, redisKeyPrefix: PREFIX } });
     const before = [await count("shortener-api"), await count("shortener-failed-tries")];
     expect(before[0]).toBeGreaterThanOrEqual(1);

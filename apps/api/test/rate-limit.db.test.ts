@@ -163,8 +163,7 @@ describe("failed authentication, limited per client address", () => {
   it("reads X-Forwarded-For only from a trusted proxy (TRUST_PROXY)", async () => {
     const untrusted = await appWith({ trustProxy: false }, { max: 2, windowMs: 60_000 });
     const trusted = await appWith({ trustProxy: ["10.9.9.9"] }, { max: 2, windowMs: 60_000 });
-    const fail = (app: FastifyInstance, remoteAddress: string, client: string) =>
-      app.inject({ method: "GET", url: "/api/v1/account", remoteAddress, headers: { "x-forwarded-for": client } });
+    const fail = (app: FastifyInstance, remoteAddress: string, client: string) => app.inject({ method: "GET", url: "/api/v1/account", remoteAddress, headers: { "x-forwarded-for": client } });
 
     // Not trusted: a client cannot escape its counter by inventing X-Forwarded-For addresses.
     expect((await fail(untrusted, "10.9.9.9", "1.1.1.1")).statusCode).toBe(401);

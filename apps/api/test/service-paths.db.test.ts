@@ -62,7 +62,10 @@ describe("the service's paths are reserved (core's SERVICE_PATHS and RESERVED_PA
       for (const alias of [path, path.toUpperCase()]) {
         const result = CreateLinkInput.safeParse({ url: "https://example.com/", domain_id: 1, alias });
         expect(result.success, alias).toBe(false);
-        expect(result.error?.issues.map((i) => i.message), alias).toContain("The alias is reserved by the service.");
+        expect(
+          result.error?.issues.map((i) => i.message),
+          alias,
+        ).toContain("The alias is reserved by the service.");
       }
     }
   });

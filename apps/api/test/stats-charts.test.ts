@@ -38,7 +38,16 @@ describe("stats page charts", () => {
   });
 
   it("draws ranked bars with counts and shares, truncating long labels", () => {
-    const svg = barList({ id: "b", title: "T", rows: [{ label: "a".repeat(50), value: 3 }, { label: `"quoted"`, value: 1 }], total: 4, tone: "country" });
+    const svg = barList({
+      id: "b",
+      title: "T",
+      rows: [
+        { label: "a".repeat(50), value: 3 },
+        { label: `"quoted"`, value: 1 },
+      ],
+      total: 4,
+      tone: "country",
+    });
     expect(svg).toContain(`>${"a".repeat(26)}…<`);
     expect(svg).toContain(">75%</text>");
     expect(svg).toContain(">25%</text>");

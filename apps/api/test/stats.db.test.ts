@@ -120,7 +120,10 @@ describe("GET /api/v1/stats/{link_id} (CONTRACT §8)", () => {
     const owner = await createOwner(api);
     const link = await newLink(owner);
     await recordClicks(api.database.db, [click(link.id, `${daysAgo(1)}T09:00:00Z`, { country: "DE" })]);
-    for (const [from, to] of [["2000-01-01", "2099-12-31"], ["0001-01-01", "9999-12-31"]]) {
+    for (const [from, to] of [
+      ["2000-01-01", "2099-12-31"],
+      ["0001-01-01", "9999-12-31"],
+    ]) {
       const res = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=${name}&from=${from}&to=${to}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.data.reduce((n: number, r: { count: number }) => n + r.count, 0)).toBe(1);

@@ -125,11 +125,7 @@ describe("tRPC answers REST's objects (CONTRACT §11)", () => {
   it("a batch of calls answers each call (httpBatchLink)", async () => {
     const owner = await createOwner(api);
     const client = trpcClient(api.app, owner.user.apiKey, { batch: true });
-    const [domains, spaces, missing] = await Promise.allSettled([
-      client.domains.list.query({}),
-      client.spaces.get.query({ id: owner.space.id }),
-      client.pixels.get.query({ id: 2_000_000_000 }),
-    ]);
+    const [domains, spaces, missing] = await Promise.allSettled([client.domains.list.query({}), client.spaces.get.query({ id: owner.space.id }), client.pixels.get.query({ id: 2_000_000_000 })]);
     expect(domains.status === "fulfilled" && domains.value.data.map((d) => d.id)).toEqual([owner.domain.id]);
     expect(spaces.status === "fulfilled" && spaces.value).toEqual(owner.space);
     expect(missing.status === "rejected" && (missing.reason as TRPCClientError<AppRouter>).data?.code).toBe("NOT_FOUND");
@@ -150,9 +146,7 @@ describe("tRPC answers REST's objects (CONTRACT §11)", () => {
     const admin = trpcClient(api.app, (await api.user("admin")).apiKey);
     const created = await admin.users.create.mutate({ email: `T-${uniq()}@Example.test`, name: "Via tRPC" });
     expect(created).toMatchObject({ name: "Via tRPC", role: "user", api_key: expect.stringMatching(/^shk_/) });
-    expect((await admin.users.list.query({ search: created.email })).data).toEqual([
-      { id: created.id, name: "Via tRPC", email: created.email, role: "user", created_at: created.created_at },
-    ]);
+    expect((await admin.users.list.query({ search: created.email })).data).toEqual([{ id: created.id, name: "Via tRPC", email: created.email, role: "user", created_at: created.created_at }]);
     const user = trpcClient(api.app, created.api_key);
     const forbidden = await failure(user.users.list.query({}));
     expect(forbidden.data).toMatchObject({ code: "FORBIDDEN", httpStatus: 403, slug: "forbidden" });

@@ -79,10 +79,16 @@ describe("/api/v1/webhooks", () => {
   it("clears the failure streak when the URL changes or the webhook is enabled again", async () => {
     const user = await api.user();
     const { id } = (await api.call(user, "POST", "/api/v1/webhooks", { url: "https://hooks.example/s", events: "link.created" })).body.data;
-    await api.database.db.update(webhooks).set({ failingSince: new Date("2026-01-01T00:00:00Z"), disabled: true }).where(eq(webhooks.id, id));
+    await api.database.db
+      .update(webhooks)
+      .set({ failingSince: new Date("2026-01-01T00:00:00Z"), disabled: true })
+      .where(eq(webhooks.id, id));
     expect((await api.call(user, "PATCH", `/api/v1/webhooks/${id}`, { events: "link.deleted" })).body.data).toMatchObject({ failing_since: "2026-01-01T00:00:00.000Z", disabled: 1 });
     expect((await api.call(user, "PATCH", `/api/v1/webhooks/${id}`, { disabled: "0" })).body.data).toMatchObject({ failing_since: null, disabled: 0 });
-    await api.database.db.update(webhooks).set({ failingSince: new Date("2026-01-01T00:00:00Z") }).where(eq(webhooks.id, id));
+    await api.database.db
+      .update(webhooks)
+      .set({ failingSince: new Date("2026-01-01T00:00:00Z") })
+      .where(eq(webhooks.id, id));
     expect((await api.call(user, "PATCH", `/api/v1/webhooks/${id}`, { url: "https://hooks.example/t" })).body.data).toMatchObject({ failing_since: null });
   });
 
@@ -110,8 +116,16 @@ describe("/api/v1/webhooks", () => {
     ["no fields", {}, { url: ["The url field is required."], events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed."] }],
     ["a scheme other than http(s)", { url: "javascript:alert(1)", events: "link.created" }, { url: ["The url must start with http:// or https://."] }],
     ["credentials in the URL", { url: "https://me:pw@hooks.example/", events: "link.created" }, { url: ["The url must not contain a user name or password."] }],
-    ["an unknown event", { url: "https://hooks.example/", "events[]": ["link.created", "link.exploded"] }, { "events.1": ['The event "link.exploded" is not one of link.created, link.updated, link.deleted, link.clicked, import.completed.'] }],
-    ["an empty event list", { url: "https://hooks.example/", events: "" }, { events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed."] }],
+    [
+      "an unknown event",
+      { url: "https://hooks.example/", "events[]": ["link.created", "link.exploded"] },
+      { "events.1": ['The event "link.exploded" is not one of link.created, link.updated, link.deleted, link.clicked, import.completed.'] },
+    ],
+    [
+      "an empty event list",
+      { url: "https://hooks.example/", events: "" },
+      { events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed."] },
+    ],
     ["disabled out of range", { url: "https://hooks.example/", events: "link.created", disabled: "2" }, { disabled: ["The disabled must be one of 0, 1."] }],
     ["a NUL byte", { url: "https://hooks.example/\u0000", events: "link.created" }, { url: ["The url field must not contain a NUL character (U+0000)."] }],
   ])("422 for %s, every failing field at once", async (_name, form, message) => {
@@ -177,7 +191,8 @@ describe("events in the outbox, written with the change", () => {
   it("link.created, link.updated and link.deleted carry the link as REST answers it", async () => {
     const owner = await createOwner(api);
     await api.call(owner.user, "POST", "/api/v1/webhooks", { url: "https://hooks.example/", "events[]": ["link.created", "link.updated", "link.deleted"] });
-    const created = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://example.com/x", domain_id: String(owner.domain.id), alias: "ev1", "pixel_ids[]": [String(owner.pixel.id)] })).body.data;
+    const created = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://example.com/x", domain_id: String(owner.domain.id), alias: "ev1", "pixel_ids[]": [String(owner.pixel.id)] }))
+      .body.data;
     const plain = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://example.com/y", domain_id: String(owner.domain.id) })).body.data;
     const updated = (await api.call(owner.user, "PATCH", `/api/v1/links/${created.id}`, { title: "Changed" })).body.data;
     const shown = (await api.call(owner.user, "GET", `/api/v1/links/${plain.id}`)).body.data;
@@ -212,8 +227,25 @@ describe("events in the outbox, written with the change", () => {
     const b = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://example.com/b", domain_id: String(owner.domain.id) })).body.data;
     const other = await createOwner(api);
     const c = (await api.call(other.user, "POST", "/api/v1/links", { url: "https://example.com/c", domain_id: String(other.domain.id) })).body.data;
-    const click = (linkId: number, at: string, count: number) => ({ linkId, at: new Date(at), country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, count });
-    await recordClicks(api.database.db, [click(a.id, "2026-11-22T10:00:05.000Z", 3), click(b.id, "2026-11-22T10:00:01.000Z", 1), click(a.id, "2026-11-22T10:00:00.000Z", 2), click(c.id, "2026-11-22T10:00:00.000Z", 9)]);
+    const click = (linkId: number, at: string, count: number) => ({
+      linkId,
+      at: new Date(at),
+      country: null,
+      platform: null,
+      browser: null,
+      device: null,
+      language: null,
+      referrer: null,
+      counted: false,
+      rotation: null,
+      count,
+    });
+    await recordClicks(api.database.db, [
+      click(a.id, "2026-11-22T10:00:05.000Z", 3),
+      click(b.id, "2026-11-22T10:00:01.000Z", 1),
+      click(a.id, "2026-11-22T10:00:00.000Z", 2),
+      click(c.id, "2026-11-22T10:00:00.000Z", 9),
+    ]);
     await recordClicks(api.database.db, [{ ...click(a.id, "2026-11-22T10:00:09.000Z", 1), counted: true }]);
     const rows = await outbox(owner.user.id);
     expect(rows.map((r) => r.data)).toEqual([

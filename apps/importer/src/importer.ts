@@ -182,8 +182,7 @@ export function createImporter(deps: ImporterDeps): Importer {
         // A run that ends in an error leaves its job to the sweep, which resumes (or fails) it.
         for (const job of jobs) await runJob(job.data.jobId).catch((error: unknown) => logInterrupted(job.data.jobId, error));
       });
-      const tick = () =>
-        sweep().catch((error: unknown) => log.error({ err: error }, "import sweep failed"));
+      const tick = () => sweep().catch((error: unknown) => log.error({ err: error }, "import sweep failed"));
       await tick();
       sweepTimer = setInterval(tick, config.sweepIntervalMs);
       sweepTimer.unref();

@@ -63,7 +63,7 @@ export function describeFileError(error: unknown): string | undefined {
  */
 export async function* smallPieces(slices: AsyncIterable<string>, size = 64 * 1024): AsyncGenerator<string> {
   for await (const text of slices) {
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       let end = Math.min(i + size, text.length);
       const last = text.charCodeAt(end - 1);
       if (last >= 0xd800 && last <= 0xdbff && end < text.length) end++;

@@ -80,7 +80,9 @@ describe("pnpm importer import", () => {
     const o = await owner();
     const csv = Buffer.concat([
       Buffer.from([0xef, 0xbb, 0xbf]),
-      Buffer.from(`url,alias,title\r\nhttps://cli.example/1,c1,"=HYPERLINK(""http://evil.example"")"\r\nhttps://cli.example/2,c2,"two\r\nlines"\r\nfile:///etc/passwd,c3,\r\nhttps://cli.example/4,c4,caf`),
+      Buffer.from(
+        `url,alias,title\r\nhttps://cli.example/1,c1,"=HYPERLINK(""http://evil.example"")"\r\nhttps://cli.example/2,c2,"two\r\nlines"\r\nfile:///etc/passwd,c3,\r\nhttps://cli.example/4,c4,caf`,
+      ),
       Buffer.from([0xe9]),
       Buffer.from(`\r\nhttps://cli.example/5,c1,\r\nhttps://cli.example/6,,plain\r\n`),
     ]);
@@ -90,13 +92,9 @@ describe("pnpm importer import", () => {
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/Imported .* as job \d+: 6 rows in [\d.]+ s \([\d,]+ rows\/s\) — 3 created, 0 skipped, 3 failed\./);
     expect(readFileSync(`${path}.errors.csv`, "utf8")).toBe(
-      [
-        "line,field,message",
-        "5,url,The url must start with http:// or https://.",
-        "6,title,The value is not valid UTF-8 text.",
-        "7,alias,The alias is already used on line 2 of this file.",
-        "",
-      ].join("\r\n"),
+      ["line,field,message", "5,url,The url must start with http:// or https://.", "6,title,The value is not valid UTF-8 text.", "7,alias,The alias is already used on line 2 of this file.", ""].join(
+        "\r\n",
+      ),
     );
     const stored = await withDb((db) => db.db.select({ alias: links.alias, title: links.title }).from(links).where(eq(links.domainId, o.domainId)));
     expect(stored.find((l) => l.alias === "c1")?.title).toBe('=HYPERLINK("http://evil.example")');
@@ -113,7 +111,14 @@ describe("pnpm importer import", () => {
     expect(again.out).not.toContain("::");
     expect(again.out).toContain(`Row errors: ${path}.errors-2.csv (${path}.errors.csv is from an earlier run and was kept)`);
     expect(readFileSync(`${path}.errors-2.csv`, "utf8")).toBe(readFileSync(`${path}.errors.csv`, "utf8"));
-    expect(await withDb((db) => db.db.select({ n: sql<number>`count(*)::int` }).from(links).where(eq(links.domainId, o.domainId)))).toEqual([{ n: 3 }]);
+    expect(
+      await withDb((db) =>
+        db.db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(links)
+          .where(eq(links.domainId, o.domainId)),
+      ),
+    ).toEqual([{ n: 3 }]);
 
     // --again: a new job; aliased rows with the same url are skipped, the row without an alias is a new link.
     // Its row errors go to a third file: the earlier ones are never overwritten.

@@ -127,7 +127,10 @@ describe("the CLI ends a job whatever its file holds", () => {
           failed: end.failedRows,
           errors: end.errors,
         });
-        const [parts] = await database.db.select({ n: sql<number>`count(*)::int` }).from(importSourceParts).where(eq(importSourceParts.jobId, job.id));
+        const [parts] = await database.db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(importSourceParts)
+          .where(eq(importSourceParts.jobId, job.id));
         if (parts?.n !== 0) found.push(`${parts?.n} source parts left`);
         if (end.failedRows > 0 && end.errors.length < 1000 && JSON.stringify(await errorsFileRows(`${run.path}.errors.csv`)) !== JSON.stringify(end.errors)) {
           found.push("the errors file differs from the job's row errors");

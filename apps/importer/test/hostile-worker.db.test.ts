@@ -40,9 +40,13 @@ describe("the worker ends a job whatever its file holds", () => {
     const user = await createTestUser(database.db);
     const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique("h")}.example` } });
     const text = new TextDecoder().decode(file.bytes);
-    const { job } = await createImport({ ctx: user.ctx, input: { domain_id: domain.id }, sourceParts: (async function* () {
-      yield text;
-    })() });
+    const { job } = await createImport({
+      ctx: user.ctx,
+      input: { domain_id: domain.id },
+      sourceParts: (async function* () {
+        yield text;
+      })(),
+    });
     await importer.enqueue(job.id);
     const end = await ended(user.ctx, job.id);
     expect(
@@ -56,7 +60,10 @@ describe("the worker ends a job whatever its file holds", () => {
         errors: end.errors,
       }),
     ).toEqual([]);
-    const parts = await database.db.select({ n: sql<number>`count(*)::int` }).from(importSourceParts).where(eq(importSourceParts.jobId, job.id));
+    const parts = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(importSourceParts)
+      .where(eq(importSourceParts.jobId, job.id));
     expect(parts).toEqual([{ n: 0 }]);
   });
 });

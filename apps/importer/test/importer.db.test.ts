@@ -7,7 +7,13 @@ import { createImporter, type Importer } from "../src/index.ts";
 
 let database: Database;
 let importer: Importer;
-const silent = { info() {}, warn() {}, error(obj: unknown) { console.error(obj); } };
+const silent = {
+  info() {},
+  warn() {},
+  error(obj: unknown) {
+    console.error(obj);
+  },
+};
 
 beforeAll(async () => {
   database = await openTestDb();
@@ -45,12 +51,12 @@ async function finished(user: Awaited<ReturnType<typeof owner>>["user"], id: num
 /** A hostile file, as the API stores it: BOM, CRLF, quotes and line breaks in fields, bad schemes, a formula, undecodable bytes, duplicate aliases. */
 const HOSTILE = [
   "\ufeffurl,alias,title,pixel_ids",
-  "https://ok.example/1,one,\"Quoted, with comma\",",
+  'https://ok.example/1,one,"Quoted, with comma",',
   "javascript:alert(1),js,,",
-  "\"https://ok.example/2\",two,\"Two",
-  "lines and \"\"quotes\"\"\",",
-  "\"data:text/html;base64,PHNjcmlwdD4=\",data,,",
-  "https://ok.example/3,three,\"=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\",",
+  '"https://ok.example/2",two,"Two',
+  'lines and ""quotes""",',
+  '"data:text/html;base64,PHNjcmlwdD4=",data,,',
+  'https://ok.example/3,three,"=HYPERLINK(""http://evil.example"",""x"")",',
   "https://ok.example/4,four,caf\ufffd,",
   "https://ok.example/5,one,dup,",
   "https://ok.example/6,,no alias,",
@@ -75,7 +81,7 @@ describe("the import worker", () => {
     const rows = await database.db.select().from(links).where(eq(links.domainId, domain.id));
     expect(Object.fromEntries(rows.map((l) => [l.alias.length === 6 && !["three"].includes(l.alias) ? "random" : l.alias, l.title]))).toEqual({
       one: "Quoted, with comma",
-      two: "Two\r\nlines and \"quotes\"",
+      two: 'Two\r\nlines and "quotes"',
       three: '=HYPERLINK("http://evil.example","x")',
       random: "no alias",
     });
@@ -109,7 +115,10 @@ describe("the import worker", () => {
     await database.db.update(importJobs).set({ status: "running", checkpointLine: 4, processedRows: 3, createdRows: 3, startedAt: new Date() }).where(eq(importJobs.id, job.id));
     const done = await finished(user, job.id);
     expect(done).toMatchObject({ status: "completed", processedRows: 10, createdRows: 10, failedRows: 0, skippedRows: 0 });
-    const written = await database.db.select({ alias: links.alias }).from(links).where(like(links.importKey, `${job.id}:%`));
+    const written = await database.db
+      .select({ alias: links.alias })
+      .from(links)
+      .where(like(links.importKey, `${job.id}:%`));
     expect(written.map((w) => w.alias).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `r${i}`).sort());
   });
 });

@@ -14,7 +14,13 @@ import { startReceiver, type Receiver } from "./receiver.ts";
  */
 let database: Database;
 const receivers: Receiver[] = [];
-const quiet = { info() {}, warn() {}, error(obj: unknown) { console.error(obj); } };
+const quiet = {
+  info() {},
+  warn() {},
+  error(obj: unknown) {
+    console.error(obj);
+  },
+};
 
 beforeAll(async () => {
   database = await openTestDb();
@@ -284,18 +290,22 @@ describe("the SSRF guard at delivery", () => {
     const created: Array<{ id: number }> = [];
     for (const [url] of cases) created.push((await hook(url, user)).webhook);
     await emit(user.id, 1);
-    await withWorker({ allowPrivate: false, concurrency: 16, timeoutMs: 1000, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, retryForMs: 600_000, disableAfterMs: 3 * 86_400_000 } }, async () => {
-      const attempts = await until(async () => {
-        const rows = await Promise.all(created.map((w) => attemptsOf(w.id)));
-        return rows.every((r) => r.length >= 1) && rows.map((r) => r[0]);
-      });
-      attempts.forEach((a, i) => {
-        const [url, reason] = cases[i] as [string, RegExp];
-        expect([url, a?.error]).toEqual([url, expect.stringMatching(reason)]);
-        expect(a).toMatchObject({ isSuccess: false, responseCode: null });
-        expect(a?.nextAttemptAt).not.toBeNull();
-      });
-    }, lookup);
+    await withWorker(
+      { allowPrivate: false, concurrency: 16, timeoutMs: 1000, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, retryForMs: 600_000, disableAfterMs: 3 * 86_400_000 } },
+      async () => {
+        const attempts = await until(async () => {
+          const rows = await Promise.all(created.map((w) => attemptsOf(w.id)));
+          return rows.every((r) => r.length >= 1) && rows.map((r) => r[0]);
+        });
+        attempts.forEach((a, i) => {
+          const [url, reason] = cases[i] as [string, RegExp];
+          expect([url, a?.error]).toEqual([url, expect.stringMatching(reason)]);
+          expect(a).toMatchObject({ isSuccess: false, responseCode: null });
+          expect(a?.nextAttemptAt).not.toBeNull();
+        });
+      },
+      lookup,
+    );
     expect(rx.received).toEqual([]);
   });
 
@@ -310,12 +320,16 @@ describe("the SSRF guard at delivery", () => {
     };
     const { user, webhook } = await hook(`http://pinned.example.test:${rx.port}/hook`);
     await emit(user.id, 2);
-    await withWorker({ allowPrivate: true }, async () => {
-      await until(async () => {
-        const rows = await deliveriesOf(webhook.id);
-        return rows.length === 2 && rows.every((d) => d.status === "delivered");
-      });
-    }, pinned);
+    await withWorker(
+      { allowPrivate: true },
+      async () => {
+        await until(async () => {
+          const rows = await deliveriesOf(webhook.id);
+          return rows.length === 2 && rows.every((d) => d.status === "delivered");
+        });
+      },
+      pinned,
+    );
     expect(rx.received.map((r) => [r.host, r.path])).toEqual([
       [`pinned.example.test:${rx.port}`, "/hook"],
       [`pinned.example.test:${rx.port}`, "/hook"],

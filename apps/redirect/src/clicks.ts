@@ -31,12 +31,7 @@ type Index = Map<unknown, Index | Click>;
  * and so counted twice: clicks are written at least once, not exactly once (the window is the round
  * trip of one COMMIT).
  */
-export function createClickBuffer(
-  db: Db,
-  options: ClickBufferOptions,
-  log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void },
-  events?: ClickEvents,
-) {
+export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void }, events?: ClickEvents) {
   /** The rows waiting, oldest first, and the index that finds a click's row. */
   let rows: Click[] = [];
   let index: Index = new Map();

@@ -11,12 +11,7 @@ import { describeAgent, languagesOf, referrerHost, type AgentInfo } from "./trai
 /** Steps 7–11 of CONTRACT §7 for a visit that passed its gate: the destination, the response, the click. */
 export type Deliver = (req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>) => Promise<void> | void;
 
-export function createDelivery(parts: {
-  config: Pick<RedirectConfig, "redirectStatus">;
-  facts: RequestFacts;
-  limited: LimitedCounter;
-  clicks: ClickBuffer;
-}): Deliver {
+export function createDelivery(parts: { config: Pick<RedirectConfig, "redirectStatus">; facts: RequestFacts; limited: LimitedCounter; clicks: ClickBuffer }): Deliver {
   const { config, facts, limited, clicks } = parts;
   /** Rotation turns served by this process, per link (from the link's `last_rotation` on first use). */
   const rotations = new Map<number, number>();

@@ -17,11 +17,16 @@ export function createRequestFacts(config: Pick<RedirectConfig, "trustProxy" | "
   const clientIp = config.trustProxy === false ? (req: IncomingMessage) => req.socket.remoteAddress ?? "" : (req: IncomingMessage) => proxyaddr(req, trust);
   const isSecure = (req: IncomingMessage) =>
     (req.socket as { encrypted?: boolean }).encrypted === true ||
-    (trust(req.socket.remoteAddress ?? "", 0) && String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() === "https");
+    (trust(req.socket.remoteAddress ?? "", 0) &&
+      String(req.headers["x-forwarded-proto"] ?? "")
+        .split(",")[0]
+        ?.trim() === "https");
 
   function countryOf(req: IncomingMessage): string | null {
     if (config.geoCountryHeader) {
-      const value = String(req.headers[config.geoCountryHeader] ?? "").trim().toUpperCase();
+      const value = String(req.headers[config.geoCountryHeader] ?? "")
+        .trim()
+        .toUpperCase();
       return /^[A-Z]{2}$/.test(value) && value !== "XX" ? value : null;
     }
     return geo()?.lookup(clientIp(req)) ?? null;

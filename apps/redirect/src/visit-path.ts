@@ -6,11 +6,7 @@ import { isAliasShaped } from "@shortener/core";
  * none), or a path no alias can have; and the query string (the visitor's, passed on to the destination,
  * or the QR code's options).
  */
-export type VisitPath =
-  | { kind: "index"; query: string }
-  | { kind: "alias"; alias: string; query: string }
-  | { kind: "qr"; alias: string; query: string }
-  | { kind: "none"; query: string };
+export type VisitPath = { kind: "index"; query: string } | { kind: "alias"; alias: string; query: string } | { kind: "qr"; alias: string; query: string } | { kind: "none"; query: string };
 
 export function parseVisitPath(url: string): VisitPath {
   const q = url.indexOf("?");

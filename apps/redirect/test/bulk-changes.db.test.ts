@@ -56,19 +56,34 @@ describe("bulk changes reach the visitor side within 1 second", () => {
   it.each(cases)("$name", async ({ change, expected }) => {
     const made = await cachedLinks(5);
     await change(made.map((l) => l.id));
-    expect(await answersWithin(made.map((l) => l.alias), expected)).toEqual(made.map(() => expected));
+    expect(
+      await answersWithin(
+        made.map((l) => l.alias),
+        expected,
+      ),
+    ).toEqual(made.map(() => expected));
   });
 
   it("a batch announced by another process (one NOTIFY naming every link) drops each cached link", async () => {
     const made = await cachedLinks(4);
     // Written straight to the database, as another process's API would: this process hears only the NOTIFY.
     const ids = made.map((l) => l.id);
-    await database.db.execute(sql`update links set disabled = true where id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`);
+    await database.db.execute(
+      sql`update links set disabled = true where id in (${sql.join(
+        ids.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
+    );
     // Not announced yet: the cache still answers the old state.
     const first = made[0]?.alias ?? "";
     expect(await answersWithin([first], "404 ", 200)).toEqual(["302 https://dest.example/0"]);
     const payload = JSON.stringify({ kind: "links", links: made.map((l) => [l.id, site.domainId, l.alias]) });
     await database.db.execute(sql`select pg_notify(${CHANGES_CHANNEL}, ${payload})`);
-    expect(await answersWithin(made.map((l) => l.alias), "404 ")).toEqual(made.map(() => "404 "));
+    expect(
+      await answersWithin(
+        made.map((l) => l.alias),
+        "404 ",
+      ),
+    ).toEqual(made.map(() => "404 "));
   });
 });

@@ -22,7 +22,10 @@ afterAll(async () => {
 
 /** Clicks recorded for a link: a row stands for `count` identical ones. */
 async function clickCount(linkId: number): Promise<number> {
-  const [row] = await database.db.select({ n: sql<number>`coalesce(sum(${clicks.count}), 0)::int` }).from(clicks).where(eq(clicks.linkId, linkId));
+  const [row] = await database.db
+    .select({ n: sql<number>`coalesce(sum(${clicks.count}), 0)::int` })
+    .from(clicks)
+    .where(eq(clicks.linkId, linkId));
   return Number(row?.n);
 }
 
@@ -75,9 +78,7 @@ describe("clicks", () => {
     const link = await site.link({ url: "https://limited.example/", expiration_clicks: 25, expiration_url: "https://sold-out.example/" });
     const [a, b] = await startTwo();
     try {
-      const results = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => httpRequest(i % 2 ? a.port : b.port, `/${link.alias}`, { host: site.host })),
-      );
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => httpRequest(i % 2 ? a.port : b.port, `/${link.alias}`, { host: site.host })));
       const locations = results.map((r) => `${r.status} ${String(r.headers.location)}`);
       expect(locations.filter((l) => l === "302 https://limited.example/")).toHaveLength(25);
       expect(locations.filter((l) => l === "302 https://sold-out.example/")).toHaveLength(175);
@@ -142,7 +143,18 @@ describe("clicks", () => {
     const other = await site.link();
     const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 1_000, maxBuffered: 1_000_000 });
     const second = (Math.floor(Date.now() / 1000) - 60) * 1000;
-    const base: Click = { linkId: link.id, at: new Date(second + 100), country: "FR", platform: "Linux", browser: "Firefox", device: "desktop", language: "fr", referrer: "a.example", counted: false, rotation: null };
+    const base: Click = {
+      linkId: link.id,
+      at: new Date(second + 100),
+      country: "FR",
+      platform: "Linux",
+      browser: "Firefox",
+      device: "desktop",
+      language: "fr",
+      referrer: "a.example",
+      counted: false,
+      rotation: null,
+    };
     const visits: Click[] = [
       base,
       { ...base, at: new Date(second + 999) },
@@ -166,7 +178,11 @@ describe("clicks", () => {
     expect(buffer.pendingRows).toBe(13);
     await buffer.close();
 
-    const rows = await database.db.select().from(clicks).where(inArray(clicks.linkId, [link.id, other.id])).orderBy(asc(clicks.createdAt));
+    const rows = await database.db
+      .select()
+      .from(clicks)
+      .where(inArray(clicks.linkId, [link.id, other.id]))
+      .orderBy(asc(clicks.createdAt));
     expect(rows).toHaveLength(13);
     expect(rows.reduce((n, r) => n + r.count, 0)).toBe(15);
     const grouped = rows.filter((r) => r.count > 1);
@@ -184,9 +200,26 @@ describe("clicks", () => {
     const link = await site.link();
     const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 1_000, maxBuffered: 1_000_000 });
     const at = new Date();
-    const click = (rotation: number, referrer: string): Click => ({ linkId: link.id, at, country: null, platform: null, browser: null, device: "desktop", language: null, referrer, counted: false, rotation });
+    const click = (rotation: number, referrer: string): Click => ({
+      linkId: link.id,
+      at,
+      country: null,
+      platform: null,
+      browser: null,
+      device: "desktop",
+      language: null,
+      referrer,
+      counted: false,
+      rotation,
+    });
     // Three rows; the first (referrer a) also holds the last visit, which was served index 0.
-    for (const [rotation, referrer] of [[1, "a"], [2, "b"], [1, "c"], [0, "a"]] as const) buffer.add(click(rotation, referrer));
+    for (const [rotation, referrer] of [
+      [1, "a"],
+      [2, "b"],
+      [1, "c"],
+      [0, "a"],
+    ] as const)
+      buffer.add(click(rotation, referrer));
     await buffer.close();
     const [row] = await database.db.select({ lastRotation: links.lastRotation, clicks: links.clicks }).from(links).where(eq(links.id, link.id));
     expect(row).toEqual({ lastRotation: 0, clicks: 4 });

@@ -28,7 +28,7 @@ describe("searchV4 with its /16 index", () => {
   /** Ascending, non-overlapping ranges with gaps, some spanning many /16 blocks, some inside one. */
   function randomTable(seed: number): V4Table {
     let state = seed;
-    const next = () => ((state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+    const next = () => (state = (state * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
     const starts: number[] = [];
     const ends: number[] = [];
     let at = Math.floor(next() * 1000);

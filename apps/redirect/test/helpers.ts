@@ -12,7 +12,10 @@ export const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Ap
 export type Visitor = {
   app: RedirectApp;
   port: number;
-  visit(path: string, options?: { host?: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
+  visit(
+    path: string,
+    options?: { host?: string; method?: string; headers?: Record<string, string>; body?: string },
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
   close(): Promise<void>;
 };
 
@@ -82,11 +85,7 @@ export type Site = { user: TestUser; domainId: number; host: string; link(input?
  * A user with a domain of their own, and a way to add links to it through core. The domain is verified
  * at once (verification off), unless `verification: "dns"` leaves it unverified (CONTRACT §14).
  */
-export async function createSite(
-  database: Database,
-  domain: { index_page?: string; not_found_page?: string } = {},
-  options: { verification?: "dns" | "off" } = {},
-): Promise<Site> {
+export async function createSite(database: Database, domain: { index_page?: string; not_found_page?: string } = {}, options: { verification?: "dns" | "off" } = {}): Promise<Site> {
   const user = await createTestUser(database.db);
   const host = `${unique("h")}.example`;
   const d = await createDomain({ ctx: user.ctx, input: { name: host, ...domain }, policy: { verification: options.verification ?? "off", reservedHosts: [] } });

@@ -43,7 +43,10 @@ describe("the visitor side while the database is unreachable (Postgres only: PGl
 
   const clicksOf = async (linkId: number) => {
     const [row] = await direct.db.select({ counter: links.clicks }).from(links).where(eq(links.id, linkId));
-    const [sum] = await direct.db.select({ n: sql<number>`coalesce(sum(${clicks.count}), 0)::int` }).from(clicks).where(eq(clicks.linkId, linkId));
+    const [sum] = await direct.db
+      .select({ n: sql<number>`coalesce(sum(${clicks.count}), 0)::int` })
+      .from(clicks)
+      .where(eq(clicks.linkId, linkId));
     return { counter: row?.counter, rows: sum?.n };
   };
 

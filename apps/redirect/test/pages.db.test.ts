@@ -96,4 +96,3 @@ describe("bots on a pixel link", () => {
     expect(rows.reduce((n, r) => n + r.count, 0)).toBe(1);
   });
 });
-

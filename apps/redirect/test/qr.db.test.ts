@@ -71,7 +71,10 @@ describe("the public QR code of a link", () => {
   it("only for links that would send visitors on: disabled, expired and unknown links are a 404; password links have one", async () => {
     const disabled = await site.link({ disabled: 1 });
     const expired = await site.link();
-    await database.db.update(links).set({ endsAt: new Date(Date.now() - 60_000) }).where(eq(links.id, expired.id));
+    await database.db
+      .update(links)
+      .set({ endsAt: new Date(Date.now() - 60_000) })
+      .where(eq(links.id, expired.id));
     const usedUp = await site.link({ expiration_clicks: 1 });
     await database.db.update(links).set({ clicks: 1 }).where(eq(links.id, usedUp.id));
     const withPassword = await site.link({ password: "open sesame" });

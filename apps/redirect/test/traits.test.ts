@@ -50,8 +50,16 @@ describe("describeAgent", () => {
   it.each([
     ["no User-Agent is a bot", undefined, { isBot: true }],
     ["a crawler", "Googlebot/2.1 (+http://www.google.com/bot.html)", { isBot: true }],
-    ["an iPhone", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1", { isBot: false, platform: "iOS", device: "mobile" }],
-    ["Windows Chrome", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36", { isBot: false, platform: "Windows", browser: "Chrome", device: "desktop" }],
+    [
+      "an iPhone",
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1",
+      { isBot: false, platform: "iOS", device: "mobile" },
+    ],
+    [
+      "Windows Chrome",
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+      { isBot: false, platform: "Windows", browser: "Chrome", device: "desktop" },
+    ],
   ])("%s", (_name, agent, expected) => {
     expect(describeAgent(agent)).toMatchObject(expected);
     expect(describeAgent(agent)).toMatchObject(expected);

@@ -72,9 +72,15 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
 
   it("5. an expired link goes to its expiration URL, else a 410 page; not counted", async () => {
     const dated = await site.link({ expiration_url: "https://over.example/" });
-    await database.db.update(links).set({ endsAt: new Date(Date.now() - 1000) }).where(eq(links.id, dated.id));
+    await database.db
+      .update(links)
+      .set({ endsAt: new Date(Date.now() - 1000) })
+      .where(eq(links.id, dated.id));
     const noUrl = await site.link();
-    await database.db.update(links).set({ endsAt: new Date(Date.now() - 1000) }).where(eq(links.id, noUrl.id));
+    await database.db
+      .update(links)
+      .set({ endsAt: new Date(Date.now() - 1000) })
+      .where(eq(links.id, noUrl.id));
     const r1 = await visitor.visit(`/${dated.alias}`, { host: site.host });
     expect([r1.status, r1.headers.location]).toEqual([302, "https://over.example/"]);
     const r2 = await visitor.visit(`/${noUrl.alias}`, { host: site.host });
@@ -151,7 +157,13 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
   });
 
   it("8. targeting by country (trusted proxy header, real GeoIP), platform, language and rotation; no match → url", async () => {
-    const country = await site.link({ target_type: 1, country: [{ key: "US", value: "https://us.example/" }, { key: "GB", value: "https://gb.example/" }] });
+    const country = await site.link({
+      target_type: 1,
+      country: [
+        { key: "US", value: "https://us.example/" },
+        { key: "GB", value: "https://gb.example/" },
+      ],
+    });
     const from = (ip: string) => visitor.visit(`/${country.alias}`, { host: site.host, headers: { "x-forwarded-for": ip } });
     expect((await from("8.8.8.8")).headers.location).toBe("https://us.example/");
     expect((await from("81.2.69.160")).headers.location).toBe("https://gb.example/");
@@ -161,7 +173,13 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
     expect((await visitor.visit(`/${platform.alias}`, { host: site.host, headers: { "user-agent": IPHONE } })).headers.location).toBe("https://ios.example/");
     expect((await visitor.visit(`/${platform.alias}`, { host: site.host })).headers.location).toBe("https://dest.example/path");
 
-    const language = await site.link({ target_type: 3, language: [{ key: "fr", value: "https://fr.example/" }, { key: "de", value: "https://de.example/" }] });
+    const language = await site.link({
+      target_type: 3,
+      language: [
+        { key: "fr", value: "https://fr.example/" },
+        { key: "de", value: "https://de.example/" },
+      ],
+    });
     const lang = (header: string) => visitor.visit(`/${language.alias}`, { host: site.host, headers: { "accept-language": header } });
     expect((await lang("en-US,en;q=0.9,de;q=0.8,fr;q=0.7")).headers.location).toBe("https://de.example/");
     expect((await lang("fr-CA;q=0.2, de;q=0.1")).headers.location).toBe("https://fr.example/");

@@ -81,7 +81,11 @@ function print(type, where, depth = 0, dropUndefined = false) {
     const [element] = checker.getTypeArguments(type);
     return `${wrap(print(element, `${where}[]`, depth + 1))}[]`;
   }
-  if (checker.isTupleType(type)) return `[${checker.getTypeArguments(type).map((t, i) => print(t, `${where}[${i}]`, depth + 1)).join(", ")}]`;
+  if (checker.isTupleType(type))
+    return `[${checker
+      .getTypeArguments(type)
+      .map((t, i) => print(t, `${where}[${i}]`, depth + 1))
+      .join(", ")}]`;
   if (f & ts.TypeFlags.Object) {
     if (type.getCallSignatures().length || type.getConstructSignatures().length) fail(`${where}: a function is no data`);
     const symbol = type.getSymbol();

@@ -20,12 +20,7 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
  * if (!verifyWebhook(rawBody, req.headers["shortener-signature"], process.env.WEBHOOK_SECRET, 300)) return res.writeHead(400).end();
  * ```
  */
-export function verifyWebhook(
-  body: string | Uint8Array,
-  header: string | string[] | null | undefined,
-  secret: string,
-  toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS,
-): boolean {
+export function verifyWebhook(body: string | Uint8Array, header: string | string[] | null | undefined, secret: string, toleranceSeconds: number = DEFAULT_TOLERANCE_SECONDS): boolean {
   const value = Array.isArray(header) ? header[0] : header;
   if (typeof value !== "string" || !secret) return false;
   let timestamp: string | undefined;

@@ -120,13 +120,40 @@ describe("@shortener/client, packed and installed outside the workspace", () => 
     writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
     writeFileSync(
       join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", skipLibCheck: false, types: ["node"], lib: ["ES2022", "DOM", "ESNext.Disposable"], outDir: "out" }, include: ["consumer.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          skipLibCheck: false,
+          types: ["node"],
+          lib: ["ES2022", "DOM", "ESNext.Disposable"],
+          outDir: "out",
+        },
+        include: ["consumer.ts"],
+      }),
     );
     writeFileSync(join(project, "consumer.ts"), CONSUMER);
-    await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", tarball, `@trpc/client@${TRPC_VERSION}`, `@trpc/server@${TRPC_VERSION}`, `typescript@${TYPESCRIPT_VERSION}`, `@types/node@${NODE_TYPES_VERSION}`], {
-      cwd: project,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await run(
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--prefer-offline",
+        "--loglevel=error",
+        tarball,
+        `@trpc/client@${TRPC_VERSION}`,
+        `@trpc/server@${TRPC_VERSION}`,
+        `typescript@${TYPESCRIPT_VERSION}`,
+        `@types/node@${NODE_TYPES_VERSION}`,
+      ],
+      {
+        cwd: project,
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
 
     // 4. tsc --strict: passes only if the consumer's good calls compile and every @ts-expect-error line is an error.
     const tsc = join(project, "node_modules/typescript/bin/tsc");

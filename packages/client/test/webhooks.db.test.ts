@@ -110,7 +110,7 @@ describe("webhooks, end to end", () => {
     for (const { headers, body, payload } of got) {
       expect(verifyWebhook(body, headers["shortener-signature"], hook.secret, 300)).toBe(true);
       expect(verifyWebhook(body, headers["shortener-signature"], `${hook.secret}x`, 300)).toBe(false);
-      expect(verifyWebhook(body.replace(/}$/, ' }'), headers["shortener-signature"], hook.secret, 300)).toBe(false);
+      expect(verifyWebhook(body.replace(/}$/, " }"), headers["shortener-signature"], hook.secret, 300)).toBe(false);
       expect(headers["shortener-event"]).toBe(payload.type);
       expect(headers["shortener-delivery"]).toBe(String(payload.id));
       expect(headers["content-type"]).toBe("application/json");

@@ -54,7 +54,18 @@ export {
   listClickPartitions,
   type ClickPartition,
 } from "./visits/click-partitions.ts";
-export { GetStatsInput, StatsRangeInput, STAT_NAMES, STAT_DIMENSIONS, MAX_DAILY_DAYS, MAX_HOURLY_DAYS, DEFAULT_STATS_DAYS, isCalendarDate, type StatName, type StatDimensionName } from "./stats/schemas.ts";
+export {
+  GetStatsInput,
+  StatsRangeInput,
+  STAT_NAMES,
+  STAT_DIMENSIONS,
+  MAX_DAILY_DAYS,
+  MAX_HOURLY_DAYS,
+  DEFAULT_STATS_DAYS,
+  isCalendarDate,
+  type StatName,
+  type StatDimensionName,
+} from "./stats/schemas.ts";
 export { getStats, type StatsPage } from "./stats/get-stats.ts";
 export { buildStatsReport, OTHER_VALUE, PUBLIC_TOP_VALUES, type StatsReport } from "./stats/build-stats-report.ts";
 export { findStatsLink, type StatsLink } from "./stats/find-stats-link.ts";

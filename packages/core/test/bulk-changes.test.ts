@@ -3,8 +3,7 @@ import { MAX_PAYLOAD_BYTES, payloadChunks, type LinkKey } from "../src/changes/c
 import { foldIdErrors } from "../src/links/bulk-ids.ts";
 import { BulkUpdateLinksInput, MAX_BULK_IDS } from "../src/links/schemas.ts";
 
-const keys = (n: number, aliasLength: number): LinkKey[] =>
-  Array.from({ length: n }, (_, i) => ({ id: 2_000_000_000 + i, domainId: 2_000_000_000, alias: `${i}`.padEnd(aliasLength, "x") }));
+const keys = (n: number, aliasLength: number): LinkKey[] => Array.from({ length: n }, (_, i) => ({ id: 2_000_000_000 + i, domainId: 2_000_000_000, alias: `${i}`.padEnd(aliasLength, "x") }));
 
 describe("a bulk change's notification (packages/core/src/changes/changes.ts)", () => {
   it.each([

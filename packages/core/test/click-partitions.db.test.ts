@@ -72,10 +72,7 @@ describe("clicks partitioned by month (CONTRACT §20)", () => {
     const nextMonth = `clicks_${next.getUTCFullYear()}_${String(next.getUTCMonth() + 1).padStart(2, "0")}`;
     expect(await names()).toEqual(expect.arrayContaining([thisMonth, nextMonth]));
     // The parent's index reaches every partition.
-    const [index] = await queryRows<{ n: number }>(
-      database.db,
-      sql`select count(*)::int as n from pg_inherits where inhparent = 'clicks_link_id_created_at_idx'::regclass`,
-    );
+    const [index] = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from pg_inherits where inhparent = 'clicks_link_id_created_at_idx'::regclass`);
     expect(index?.n).toBe(children.length);
   });
 
@@ -191,8 +188,7 @@ describe("clicks partitioned by month (CONTRACT §20)", () => {
       click(id, "2031-05-02T10:00:00Z", { country: "FR", count: 2 }),
       click(id, "2031-08-05T10:00:00Z", { country: "BR" }),
     ]);
-    const read = async (input: Omit<GetStatsInput, "link_id">) =>
-      (await getStats({ ctx: { ...user.ctx, now: () => new Date("2031-08-30T00:00:00Z") }, input: { link_id: id, ...input } })).data;
+    const read = async (input: Omit<GetStatsInput, "link_id">) => (await getStats({ ctx: { ...user.ctx, now: () => new Date("2031-08-30T00:00:00Z") }, input: { link_id: id, ...input } })).data;
     const range = { from: "2031-03-01", to: "2031-08-30" } as const;
     const daily = await read({ name: "clicks", ...range });
     const countries = await read({ name: "country", ...range });

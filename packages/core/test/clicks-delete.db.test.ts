@@ -21,14 +21,20 @@ function click(linkId: number): Click {
 /** A user with a domain and `n` links, each with 3 recorded clicks. */
 async function linksWithClicks(n: number) {
   const user = await createTestUser(database.db);
-  const [domain] = await database.db.insert(domains).values({ userId: user.id, name: `${unique()}.example` }).returning();
+  const [domain] = await database.db
+    .insert(domains)
+    .values({ userId: user.id, name: `${unique()}.example` })
+    .returning();
   if (!domain) throw new Error("no domain");
   const rows = await database.db
     .insert(links)
     .values(Array.from({ length: n }, () => ({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/" })))
     .returning({ id: links.id });
   const ids = rows.map((r) => r.id);
-  await recordClicks(database.db, ids.flatMap((id) => [click(id), click(id), click(id)]));
+  await recordClicks(
+    database.db,
+    ids.flatMap((id) => [click(id), click(id), click(id)]),
+  );
   return { user, domain, ids };
 }
 

@@ -5,15 +5,15 @@ import { formatErrorsCsv, toCsvCell, toLinkInput } from "@shortener/core";
 
 describe("toCsvCell", () => {
   it.each([
-    ["=HYPERLINK(\"http://evil\")", "\"'=HYPERLINK(\"\"http://evil\"\")\""],
+    ['=HYPERLINK("http://evil")', '"\'=HYPERLINK(""http://evil"")"'],
     ["+1", "'+1"],
     ["-2", "'-2"],
     ["@SUM(A1)", "'@SUM(A1)"],
     ["\tcmd", "'\tcmd"],
-    ["\rcmd", "\"'\rcmd\""],
+    ["\rcmd", '"\'\rcmd"'],
     ["plain", "plain"],
-    ["a,b", "\"a,b\""],
-    ["two\nlines", "\"two\nlines\""],
+    ["a,b", '"a,b"'],
+    ["two\nlines", '"two\nlines"'],
   ])("neutralises and quotes %j", (input, expected) => {
     expect(toCsvCell(input)).toBe(expected);
   });
@@ -24,9 +24,12 @@ describe("toCsvCell", () => {
   });
 
   it("formats row errors as CRLF lines", () => {
-    expect(formatErrorsCsv([{ line: 3, field: "title", message: "=cmd|' /C calc'!A0" }, { line: 4, field: null, message: "x" }])).toBe(
-      "3,title,'=cmd|' /C calc'!A0\r\n4,,x\r\n",
-    );
+    expect(
+      formatErrorsCsv([
+        { line: 3, field: "title", message: "=cmd|' /C calc'!A0" },
+        { line: 4, field: null, message: "x" },
+      ]),
+    ).toBe("3,title,'=cmd|' /C calc'!A0\r\n4,,x\r\n");
   });
 });
 

@@ -87,13 +87,22 @@ describe("runImport", () => {
       { line: 8, field: "expiration_date", message: "The expiration must be in the future." },
     ]);
 
-    const created = await database.db.select().from(links).where(like(links.importKey, `${job.id}:%`)).orderBy(links.id);
+    const created = await database.db
+      .select()
+      .from(links)
+      .where(like(links.importKey, `${job.id}:%`))
+      .orderBy(links.id);
     expect(created.map((l) => l.importKey)).toEqual([`${job.id}:2`, `${job.id}:5`, `${job.id}:9`]);
     const first = created.find((l) => l.alias === "first");
     expect(first).toMatchObject({ url: "https://a.example/1", title: "One", spaceId: space.id, domainId: domain.id });
     expect(first?.passwordHash).not.toBe("s3cret");
     expect(await verifyPassword("s3cret", first?.passwordHash ?? "")).toBe(true);
-    expect(await database.db.select().from(linkPixels).where(eq(linkPixels.linkId, first?.id ?? 0))).toEqual([{ linkId: first?.id, pixelId: pixel.id }]);
+    expect(
+      await database.db
+        .select()
+        .from(linkPixels)
+        .where(eq(linkPixels.linkId, first?.id ?? 0)),
+    ).toEqual([{ linkId: first?.id, pixelId: pixel.id }]);
     const byName = created.find((l) => l.url === "https://a.example/3");
     expect(byName?.domainId).toBe(domain.id);
     expect(byName?.alias).toMatch(/^[A-Za-z0-9]{6,}$/);
@@ -132,18 +141,12 @@ describe("runImport", () => {
 
   it("in a new job: same alias and url is skipped, same alias with another url is an error, no alias is a new link", async () => {
     const { user, domain } = await owner();
-    const rows = rowsOf([
-      { url: "https://d.example/1", alias: "keep" },
-      { url: "https://d.example/2", alias: "change" },
-      { url: "https://d.example/3" },
-    ]);
+    const rows = rowsOf([{ url: "https://d.example/1", alias: "keep" }, { url: "https://d.example/2", alias: "change" }, { url: "https://d.example/3" }]);
     const first = await importAll(user, rows, { domain_id: domain.id });
     expect(first).toMatchObject({ createdRows: 3, skippedRows: 0, failedRows: 0 });
-    const again = await importAll(
-      user,
-      rowsOf([{ url: "https://d.example/1", alias: "keep" }, { url: "https://d.example/other", alias: "change" }, { url: "https://d.example/3" }]),
-      { domain_id: domain.id },
-    );
+    const again = await importAll(user, rowsOf([{ url: "https://d.example/1", alias: "keep" }, { url: "https://d.example/other", alias: "change" }, { url: "https://d.example/3" }]), {
+      domain_id: domain.id,
+    });
     expect(again).toMatchObject({ createdRows: 1, skippedRows: 1, failedRows: 1 });
     expect(again.errors).toEqual([{ line: 3, field: "alias", message: "The alias has already been taken." }]);
     const all = await database.db.select().from(links).where(eq(links.domainId, domain.id));
@@ -170,15 +173,26 @@ describe("runImport", () => {
     const second = await runImport({ ctx: sys(), job: resumed, rows: stream(rows), options: { batchSize: 4, onBatch: (o) => seen.push(o.processed) } });
     expect(second).toMatchObject({ isFinished: true, totals: { processed: 10, created: 10, skipped: 0, failed: 0, line: 11 } });
     expect(seen).toEqual([2]);
-    const written = await database.db.select({ key: links.importKey }).from(links).where(like(links.importKey, `${job.id}:%`));
+    const written = await database.db
+      .select({ key: links.importKey })
+      .from(links)
+      .where(like(links.importKey, `${job.id}:%`));
     expect(written.map((w) => w.key).sort()).toEqual(rows.map((r) => `${job.id}:${r.line}`).sort());
   });
 
   it("reports bytes that were not UTF-8 (decoded as U+FFFD) and NUL as row errors", async () => {
     const { user, domain } = await owner();
-    const job = await importAll(user, rowsOf([{ url: "https://f.example/1", title: "caf\ufffd" }, { url: "https://f.example/2", title: "a\u0000b" }, { url: "https://f.example/3", title: "café" }]), {
-      domain_id: domain.id,
-    });
+    const job = await importAll(
+      user,
+      rowsOf([
+        { url: "https://f.example/1", title: "caf\ufffd" },
+        { url: "https://f.example/2", title: "a\u0000b" },
+        { url: "https://f.example/3", title: "café" },
+      ]),
+      {
+        domain_id: domain.id,
+      },
+    );
     expect(job.errors).toEqual([
       { line: 2, field: "title", message: "The value is not valid UTF-8 text." },
       { line: 3, field: "title", message: "The value is not valid UTF-8 text." },
@@ -255,12 +269,23 @@ describe("import jobs", () => {
     await expect(createImport({ ctx: user.ctx, input: { total_rows: 1 }, sourceParts: parts })).rejects.toThrow("client went away");
     expect(await database.db.select().from(importJobs).where(eq(importJobs.userId, user.id))).toEqual([]);
 
-    const [stale] = await database.db.insert(importJobs).values({ userId: user.id, hasSource: true, checkpointLine: 0, createdAt: new Date(Date.now() - 7 * 3600_000) }).returning();
+    const [stale] = await database.db
+      .insert(importJobs)
+      .values({ userId: user.id, hasSource: true, checkpointLine: 0, createdAt: new Date(Date.now() - 7 * 3600_000) })
+      .returning();
     await database.db.insert(importSourceParts).values({ jobId: stale?.id ?? 0, part: 0, content: "url\n" });
     expect(await failStaleUploads(sys(), new Date(Date.now() - 6 * 3600_000))).toBeGreaterThanOrEqual(1);
-    const [after] = await database.db.select().from(importJobs).where(eq(importJobs.id, stale?.id ?? 0));
+    const [after] = await database.db
+      .select()
+      .from(importJobs)
+      .where(eq(importJobs.id, stale?.id ?? 0));
     expect(after).toMatchObject({ status: "failed", hasSource: false, failureMessage: "The upload was interrupted before the whole file was received." });
-    expect(await database.db.select().from(importSourceParts).where(eq(importSourceParts.jobId, stale?.id ?? 0))).toEqual([]);
+    expect(
+      await database.db
+        .select()
+        .from(importSourceParts)
+        .where(eq(importSourceParts.jobId, stale?.id ?? 0)),
+    ).toEqual([]);
   });
 
   it("refuses a default domain that is not the caller's", async () => {
@@ -286,7 +311,10 @@ describe("import jobs", () => {
     const lines: number[] = [];
     for await (const page of await streamImportErrors({ ctx: user.ctx, id: job.id, pageSize: 3 })) lines.push(...page.map((e) => e.line));
     expect(lines).toEqual([2, 3, 4, 5, 6, 7, 8]);
-    const [count] = await database.db.select({ n: sql<number>`count(*)::int` }).from(importErrors).where(eq(importErrors.jobId, job.id));
+    const [count] = await database.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(importErrors)
+      .where(eq(importErrors.jobId, job.id));
     expect(count?.n).toBe(7);
   });
 });
@@ -301,11 +329,23 @@ describe("checkImport (dry run)", () => {
       ctx: sys(),
       userId: user.id,
       defaultDomainId: domain.id,
-      rows: stream(rowsOf([{ url: "https://g.example/1", alias: "taken" }, { url: "https://g.example/2", alias: "taken" }, { url: "https://g.example/3", alias: "x" }, { url: "https://g.example/3", alias: "x" }, { url: "nope" }])),
+      rows: stream(
+        rowsOf([
+          { url: "https://g.example/1", alias: "taken" },
+          { url: "https://g.example/2", alias: "taken" },
+          { url: "https://g.example/3", alias: "x" },
+          { url: "https://g.example/3", alias: "x" },
+          { url: "nope" },
+        ]),
+      ),
       options: { batchSize: 2, onBatch: (o) => errors.push(...o.errors) },
     });
     expect(totals).toEqual({ processed: 5, created: 1, skipped: 1, failed: 3, line: 6 });
-    expect(errors.map((e) => [e.line, e.field])).toEqual([[3, "alias"], [5, "alias"], [6, "url"]]);
+    expect(errors.map((e) => [e.line, e.field])).toEqual([
+      [3, "alias"],
+      [5, "alias"],
+      [6, "url"],
+    ]);
     expect(await database.db.select({ n: sql<number>`count(*)::int` }).from(links)).toEqual(before);
   });
 });

@@ -17,7 +17,10 @@ const ctx = () => ({ db: database.db, now: () => new Date() });
 
 async function limitedLink(expirationClicks: number, clicks = 0): Promise<number> {
   const user = await createTestUser(database.db);
-  const [domain] = await database.db.insert(domains).values({ userId: user.id, name: `${unique()}.example` }).returning();
+  const [domain] = await database.db
+    .insert(domains)
+    .values({ userId: user.id, name: `${unique()}.example` })
+    .returning();
   if (!domain) throw new Error("no domain");
   const [row] = await database.db
     .insert(links)

@@ -13,11 +13,17 @@ afterAll(async () => {
 });
 
 async function counted(userId: number): Promise<number> {
-  const [row] = await database.db.select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)::int` }).from(linkCounts).where(eq(linkCounts.userId, userId));
+  const [row] = await database.db
+    .select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)::int` })
+    .from(linkCounts)
+    .where(eq(linkCounts.userId, userId));
   return Number(row?.n ?? 0);
 }
 async function actual(userId: number): Promise<number> {
-  const [row] = await database.db.select({ n: sql<number>`count(*)::int` }).from(links).where(eq(links.userId, userId));
+  const [row] = await database.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(links)
+    .where(eq(links.userId, userId));
   return Number(row?.n ?? 0);
 }
 

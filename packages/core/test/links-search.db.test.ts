@@ -78,9 +78,7 @@ describe("link search (CONTRACT §5) with common trigrams left out of the index 
 
   it.each(TERMS)("finds exactly the links whose %s contains %j, rewritten or not", async (column, term) => {
     const want = expected(column, term);
-    const everyTrigramCommon = new Map(
-      rows.flatMap((r) => [r[0], r[1], r[2] ?? ""]).flatMap((s) => Array.from(s.toLowerCase().matchAll(/(?=(.{3}))/gsu), (m) => [m[1] as string, 0.9] as const)),
-    );
+    const everyTrigramCommon = new Map(rows.flatMap((r) => [r[0], r[1], r[2] ?? ""]).flatMap((s) => Array.from(s.toLowerCase().matchAll(/(?=(.{3}))/gsu), (m) => [m[1] as string, 0.9] as const)));
     const someCommon = new Map([...everyTrigramCommon].filter((_, i) => i % 2 === 0));
     expect(await found(column, term, new Map())).toEqual(want);
     expect(await found(column, term, someCommon)).toEqual(want);

@@ -18,7 +18,7 @@ function naiveRollup(clicks: Click[]) {
 
 /** A deterministic pseudo-random sequence, so a failure can be replayed. */
 function random(seed: number) {
-  return () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
+  return () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
 }
 
 describe("rollupBatch", () => {

@@ -7,9 +7,7 @@ const BENCH_COMMON = shares(["exa", "xam", "amp", "mpl", "ple", "le ", "  t", " 
 
 describe("patternTrigrams: what pg_trgm takes from ILIKE '%term%'", () => {
   it("pads a word with two spaces after a separator and one before one, lower-cased", () => {
-    expect(patternTrigrams("example-1234.TEST").map((t) => t.text)).toEqual(
-      ["exa", "xam", "amp", "mpl", "ple", "le ", "  1", " 12", "123", "234", "34 ", "  t", " te", "tes", "est"],
-    );
+    expect(patternTrigrams("example-1234.TEST").map((t) => t.text)).toEqual(["exa", "xam", "amp", "mpl", "ple", "le ", "  1", " 12", "123", "234", "34 ", "  t", " te", "tes", "est"]);
   });
   it("maps each trigram to the span of the term it comes from (a padding space to its separator)", () => {
     const term = "ab-cd";

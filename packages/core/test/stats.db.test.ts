@@ -74,9 +74,7 @@ async function fieldsOf(promise: Promise<unknown>): Promise<Record<string, strin
 /** The rollups of one link, as sorted plain rows. */
 async function rollupsOf(linkId: number) {
   const rows = await database.db.select().from(linkStatsDaily).where(eq(linkStatsDaily.linkId, linkId));
-  return rows
-    .map((r) => `${r.dimension}|${r.day}|${r.value}|${Number(r.count)}`)
-    .sort();
+  return rows.map((r) => `${r.dimension}|${r.day}|${r.value}|${Number(r.count)}`).sort();
 }
 
 describe("rollups written by recordClicks", () => {
@@ -142,11 +140,13 @@ describe("rollups written by recordClicks", () => {
     const user = await owner();
     const a = await user.link();
     const b = await user.link();
-    const batch = (n: number) =>
-      Array.from({ length: n }, (_, i) => click(i % 2 ? a : b, `2026-06-20T${String(i % 24).padStart(2, "0")}:30:00Z`, { country: i % 3 ? "FR" : "IT" }));
+    const batch = (n: number) => Array.from({ length: n }, (_, i) => click(i % 2 ? a : b, `2026-06-20T${String(i % 24).padStart(2, "0")}:30:00Z`, { country: i % 3 ? "FR" : "IT" }));
     await Promise.all([recordClicks(database.db, batch(100)), recordClicks(database.db, batch(60)), recordClicks(database.db, batch(40))]);
     for (const id of [a, b]) {
-      const [daily] = await database.db.select().from(linkStatsDaily).where(sql`${linkStatsDaily.linkId} = ${id} and ${linkStatsDaily.dimension} = 'clicks'`);
+      const [daily] = await database.db
+        .select()
+        .from(linkStatsDaily)
+        .where(sql`${linkStatsDaily.linkId} = ${id} and ${linkStatsDaily.dimension} = 'clicks'`);
       expect(Number(daily?.count)).toBe(100);
       const [raw] = await queryRows<{ n: unknown }>(database.db, sql`select count(*) as n from clicks where link_id = ${id}`);
       expect(Number(raw?.n)).toBe(100);
@@ -190,7 +190,9 @@ describe("rollups written by recordClicks", () => {
           select link_id, created_at, country, platform, browser, device, language, referrer from clicks, generate_series(2, count)`);
         await tx.execute(sql`update clicks set count = 1 where count > 1`);
         await tx.execute(sql.raw(backfill ?? ""));
-        const rows = (await queryRows<Record<string, unknown>>(tx, sql`select link_id, dimension, day::text, value, count::text from link_stats_daily order by 1, 2, 3, 4`)).map((r) => JSON.stringify(r));
+        const rows = (await queryRows<Record<string, unknown>>(tx, sql`select link_id, dimension, day::text, value, count::text from link_stats_daily order by 1, 2, 3, 4`)).map((r) =>
+          JSON.stringify(r),
+        );
         throw Object.assign(new Error("rollback"), { rows });
       })
       .catch((e: { rows?: string[] }) => e.rows);

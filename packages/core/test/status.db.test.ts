@@ -16,7 +16,10 @@ afterAll(async () => {
 describe("link status (CONTRACT §6)", () => {
   it("the in-memory rule and the SQL rule agree on every case", async () => {
     const user = await createTestUser(database.db);
-    const [domain] = await database.db.insert(domains).values({ userId: user.id, name: `${unique()}.example` }).returning();
+    const [domain] = await database.db
+      .insert(domains)
+      .values({ userId: user.id, name: `${unique()}.example` })
+      .returning();
     if (!domain) throw new Error("no domain");
     for (const c of cases) {
       const { expected, ...fields } = c;
@@ -25,7 +28,10 @@ describe("link status (CONTRACT §6)", () => {
         .insert(links)
         .values({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/", ...fields })
         .returning({ id: links.id });
-      const [fromSql] = await database.db.select({ status: linkStatusSql(now) }).from(links).where(eq(links.id, row?.id ?? 0));
+      const [fromSql] = await database.db
+        .select({ status: linkStatusSql(now) })
+        .from(links)
+        .where(eq(links.id, row?.id ?? 0));
       expect(fromSql?.status).toBe(expected);
     }
   });

@@ -1,19 +1,7 @@
 import { eq } from "drizzle-orm";
 import { apiKeys, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  authenticateApiKey,
-  bootstrap,
-  createUser,
-  deleteUser,
-  ForbiddenError,
-  getAccount,
-  listUsers,
-  NotFoundError,
-  rotateApiKey,
-  sha256,
-  ValidationError,
-} from "../src/index.ts";
+import { authenticateApiKey, bootstrap, createUser, deleteUser, ForbiddenError, getAccount, listUsers, NotFoundError, rotateApiKey, sha256, ValidationError } from "../src/index.ts";
 import { createTestUser, openTestDb, unique } from "../src/testing/index.ts";
 
 let database: Database;
@@ -106,10 +94,7 @@ describe("bootstrap", () => {
     try {
       const ctx = { db: db.db, now: () => new Date() };
       const key = `shk_${"k".repeat(40)}`;
-      const results = await Promise.all([
-        bootstrap(ctx, { adminApiKey: key, localDomain: "localhost:3000" }),
-        bootstrap(ctx, { adminApiKey: key, localDomain: "localhost:3000" }),
-      ]);
+      const results = await Promise.all([bootstrap(ctx, { adminApiKey: key, localDomain: "localhost:3000" }), bootstrap(ctx, { adminApiKey: key, localDomain: "localhost:3000" })]);
       expect(results.filter((r) => r.created)).toHaveLength(1);
       expect(await authenticateApiKey(ctx, key)).toMatchObject({ role: "admin" });
       expect(await bootstrap(ctx, { adminApiKey: undefined, localDomain: "localhost:3000" })).toEqual({ created: false });

@@ -49,12 +49,25 @@ describe("refusedAddressKind: only public unicast addresses receive webhooks", (
     expect(refusedAddressKind(address)).toBe(kind);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "100.63.255.255", "100.128.0.0", "172.15.255.255", "172.32.0.0", "169.253.255.255", "192.169.0.1", "11.0.0.1", "223.255.255.255", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "2002:808:808::1", "64:ff9b::808:808", "[2001:4860:4860::8888]"])(
-    "%s is public",
-    (address) => {
-      expect(refusedAddressKind(address)).toBeNull();
-    },
-  );
+  it.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "100.63.255.255",
+    "100.128.0.0",
+    "172.15.255.255",
+    "172.32.0.0",
+    "169.253.255.255",
+    "192.169.0.1",
+    "11.0.0.1",
+    "223.255.255.255",
+    "2606:4700:4700::1111",
+    "2a00:1450:4001:80b::200e",
+    "2002:808:808::1",
+    "64:ff9b::808:808",
+    "[2001:4860:4860::8888]",
+  ])("%s is public", (address) => {
+    expect(refusedAddressKind(address)).toBeNull();
+  });
 });
 
 describe("refusedTargetReason: what is refused when a webhook is created", () => {

@@ -12,10 +12,7 @@ const COMMA = 44;
 const CR = 13;
 const LF = 10;
 
-type Parsed =
-  | { kind: "record"; cells: string[]; contentEnd: number; end: number; breaks: number; isCrAtEnd: boolean }
-  | { kind: "more" }
-  | { kind: "unclosed" };
+type Parsed = { kind: "record"; cells: string[]; contentEnd: number; end: number; breaks: number; isCrAtEnd: boolean } | { kind: "more" } | { kind: "unclosed" };
 
 const MORE: Parsed = { kind: "more" };
 const UNCLOSED: Parsed = { kind: "unclosed" };

@@ -55,7 +55,13 @@ describe("CsvRecordReader", () => {
     ];
     expect(parseCsvRecords(text, { maxRecordChars: 50 })).toEqual(expected);
     expect(inPieces(text, [7, 30, 60, 150, 160], 50)).toEqual(expected);
-    expect(inPieces(text, Array.from({ length: text.length }, (_, i) => i), 50)).toEqual(expected);
+    expect(
+      inPieces(
+        text,
+        Array.from({ length: text.length }, (_, i) => i),
+        50,
+      ),
+    ).toEqual(expected);
   });
 
   it("skips a 5 MB line fed in 64 KiB pieces, holding no more than the limit", () => {
@@ -89,7 +95,12 @@ describe("CsvRecordReader on generated files", () => {
           expected.push(ok(line, ...cells));
           line += 1 + ((lines[i] as string).match(/\r\n|\r|\n/g)?.length ?? 0);
         }
-        expect(inPieces(text, cuts.map((c) => c % (text.length + 1)))).toEqual(expected);
+        expect(
+          inPieces(
+            text,
+            cuts.map((c) => c % (text.length + 1)),
+          ),
+        ).toEqual(expected);
       }),
       { numRuns: 500 },
     );
@@ -100,7 +111,12 @@ describe("CsvRecordReader on generated files", () => {
     fc.assert(
       fc.property(hostile, fc.array(fc.nat()), (text, cuts) => {
         const ours = parseCsvRecords(text);
-        expect(inPieces(text, cuts.map((c) => c % (text.length + 1)))).toEqual(ours);
+        expect(
+          inPieces(
+            text,
+            cuts.map((c) => c % (text.length + 1)),
+          ),
+        ).toEqual(ours);
         // csv-parse guesses one record delimiter per file: compare on texts with LF line breaks only. It
         // also drops the quotes of a field written `""x` (an empty quoted field followed by more), where
         // we keep the field as written, as it does for `"a"x`; and it takes a NUL after a closing quote

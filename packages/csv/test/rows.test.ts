@@ -84,7 +84,13 @@ describe("readCsvRows", () => {
     await rows("", { onHeader: (names) => seen.push(names) });
     await rows("\n\r\n", { onHeader: (names) => seen.push(names) });
     expect(seen).toEqual([["url", "alias"], [], []]);
-    await expect(rows("alias\nx\n", { onHeader: () => { throw new Error("no url"); } })).rejects.toThrow("no url");
+    await expect(
+      rows("alias\nx\n", {
+        onHeader: () => {
+          throw new Error("no url");
+        },
+      }),
+    ).rejects.toThrow("no url");
   });
 
   it("throws a CsvFormatError naming line 1 when the header itself cannot be read", async () => {

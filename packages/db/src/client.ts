@@ -102,11 +102,7 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, app
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, settings: Readonly<Record<string, string>> = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   // Loaded only when used: PGlite and its drizzle driver cost ~60 MB of memory a process on Postgres does not need.
-  const [{ PGlite }, { pg_trgm }, { drizzle: drizzlePglite }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("@electric-sql/pglite/contrib/pg_trgm"),
-    import("drizzle-orm/pglite"),
-  ]);
+  const [{ PGlite }, { pg_trgm }, { drizzle: drizzlePglite }] = await Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite/contrib/pg_trgm"), import("drizzle-orm/pglite")]);
   const startParams = Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
   const pg = await PGlite.create({
     dataDir,

@@ -17,16 +17,27 @@ export const intSetting = (min: number, max: number) =>
     .string()
     .regex(/^\d+$/, { error: intMessage(min, max) })
     .transform(Number)
-    .pipe(z.number().min(min, { error: intMessage(min, max) }).max(max, { error: intMessage(min, max) }));
+    .pipe(
+      z
+        .number()
+        .min(min, { error: intMessage(min, max) })
+        .max(max, { error: intMessage(min, max) }),
+    );
 
 /** One of `values`. */
-export const enumSetting = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: `must be one of ${values.join(", ")}` });
+export const enumSetting = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(", ")}` });
 
 /** A comma list of distinct entries, each one of `values`. */
 export const listSetting = <const T extends string>(values: readonly T[]) =>
   z.string().transform((value, ctx) => {
-    const list = [...new Set(value.split(",").map((s) => s.trim()).filter(Boolean))];
+    const list = [
+      ...new Set(
+        value
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ];
     const bad = list.find((s) => !values.includes(s as T));
     if (bad !== undefined || !list.length) {
       ctx.addIssue({ code: "custom", message: `must be a comma list of ${values.join(", ")} (bad entry "${bad ?? ""}")` });
@@ -38,7 +49,10 @@ export const listSetting = <const T extends string>(values: readonly T[]) =>
 const trustProxy = z.string().transform((value, ctx) => {
   if (value === "true") return true;
   if (value === "false") return false;
-  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const list = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.find((item) => !isIP(item.split("/")[0] ?? "") && !["loopback", "linklocal", "uniquelocal"].includes(item));
   if (bad || !list.length) {
     ctx.addIssue({ code: "custom", message: `must be true, false or a comma list of addresses or CIDR ranges (bad entry "${bad ?? ""}")` });
@@ -60,7 +74,10 @@ function isDnsServer(item: string): boolean {
 
 /** The resolvers of domain verification (CONTRACT §14): a comma list. */
 const dnsServers = z.string().transform((value, ctx) => {
-  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const list = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.find((item) => !isDnsServer(item));
   if (bad !== undefined || !list.length) {
     ctx.addIssue({ code: "custom", message: `must be a comma list of ip, ip:port or [ipv6]:port (bad entry "${bad ?? ""}")` });
@@ -72,7 +89,10 @@ const dnsServers = z.string().transform((value, ctx) => {
 /** Host names (no port), or `*.name` for every subdomain of name; stored lower-case, IDN as punycode. */
 const reservedHosts = z.string().transform((value, ctx) => {
   const list: string[] = [];
-  for (const item of value.split(",").map((s) => s.trim().toLowerCase().replace(/\.$/, "")).filter(Boolean)) {
+  for (const item of value
+    .split(",")
+    .map((s) => s.trim().toLowerCase().replace(/\.$/, ""))
+    .filter(Boolean)) {
     const wildcard = item.startsWith("*.");
     const name = normalizeDomainName(wildcard ? item.slice(2) : item);
     if (!name || name.includes(":")) {
@@ -92,15 +112,30 @@ export const Settings = z.object({
   PORT: intSetting(1, 65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATA_DIR: z.string().min(1).default("./.data"),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/\S+$/, { error: "must be a postgres:// or postgresql:// URL" }).optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, { error: "must be a postgres:// or postgresql:// URL" })
+    .optional(),
   DATABASE_POOL_SIZE: intSetting(1, 1000).default(10),
-  ADMIN_API_KEY: z.string().regex(/^[\x21-\x7e]{32,256}$/, { error: "must be 32 to 256 printable characters without spaces" }).optional(),
+  ADMIN_API_KEY: z
+    .string()
+    .regex(/^[\x21-\x7e]{32,256}$/, { error: "must be 32 to 256 printable characters without spaces" })
+    .optional(),
   SHORT_URL_SCHEME: enumSetting(["http", "https"]).optional(),
-  REDIRECT_STATUS: enumSetting(["301", "302", "307", "308"]).default("302").transform((s) => Number(s) as 301 | 302 | 307 | 308),
+  REDIRECT_STATUS: enumSetting(["301", "302", "307", "308"])
+    .default("302")
+    .transform((s) => Number(s) as 301 | 302 | 307 | 308),
   RATE_LIMIT_PER_MINUTE: intSetting(1, 1_000_000).default(120),
   TRUST_PROXY: trustProxy.optional(),
-  GEO_COUNTRY_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { error: "must be a header name" }).transform((s) => s.toLowerCase()).optional(),
-  REDIS_URL: z.string().regex(/^rediss?:\/\/\S+$/, { error: "must be a redis:// or rediss:// URL" }).optional(),
+  GEO_COUNTRY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, { error: "must be a header name" })
+    .transform((s) => s.toLowerCase())
+    .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, { error: "must be a redis:// or rediss:// URL" })
+    .optional(),
   SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
   SERVICES: listSetting(SERVICE_NAMES).default([...SERVICE_NAMES]),
   IMPORT_MAX_BYTES: intSetting(1024, 2 ** 31 - 1).default(50 * 1024 * 1024),
@@ -111,7 +146,9 @@ export const Settings = z.object({
   DNS_SERVERS: dnsServers.optional(),
   RESERVED_HOSTS: reservedHosts.default([]),
   /** `1`: webhooks may target private and loopback addresses (CONTRACT §18); the API and the worker read it. */
-  WEBHOOK_ALLOW_PRIVATE: enumSetting(["0", "1"]).default("0").transform((value) => value === "1"),
+  WEBHOOK_ALLOW_PRIVATE: enumSetting(["0", "1"])
+    .default("0")
+    .transform((value) => value === "1"),
   LOG_LEVEL: enumSetting(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Serve Prometheus `/metrics` on HOST at this port (CONTRACT §16); unset: no metrics. */
   METRICS_PORT: intSetting(1, 65535).optional(),

@@ -120,8 +120,7 @@ describe("bounded cost", () => {
       select 'flood|' || i, 1, ${new Date(now).toISOString()}::timestamptz + (case when i % 2 = 0 then -1 else 1 end) * interval '1 minute'
       from generate_series(1, 150000) i`);
     await database.db.execute(sql`analyze failed_tries`);
-    const plan = async (query: ReturnType<typeof sql>) =>
-      (await queryRows<Record<string, string>>(database.db, sql`explain ${query}`)).map((r) => Object.values(r)[0]).join("\n");
+    const plan = async (query: ReturnType<typeof sql>) => (await queryRows<Record<string, string>>(database.db, sql`explain ${query}`)).map((r) => Object.values(r)[0]).join("\n");
     const upsert = await plan(sql`insert into failed_tries as f (key, count, expires_at) values ('k', 1, now())
       on conflict (key) do update set count = f.count + 1 returning count`);
     expect(upsert).toMatch(/Conflict Arbiter Indexes: failed_tries_pkey/);

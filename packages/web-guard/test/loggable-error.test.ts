@@ -14,7 +14,12 @@ class DrizzleQueryError extends Error {
 
 describe("loggableError", () => {
   it("drops the parameters drizzle puts in its message, and keeps the SQL with its placeholders", () => {
-    const cause = Object.assign(new Error("invalid input syntax for type integer: \"shk_SECRETKEY\""), { code: "22P02", severity: "ERROR", detail: "Key (x)=(scrypt$16384$SECRET)", parameters: ["scrypt$16384$SECRET"] });
+    const cause = Object.assign(new Error('invalid input syntax for type integer: "shk_SECRETKEY"'), {
+      code: "22P02",
+      severity: "ERROR",
+      detail: "Key (x)=(scrypt$16384$SECRET)",
+      parameters: ["scrypt$16384$SECRET"],
+    });
     const error = new DrizzleQueryError("insert into links (password_hash) values ($1)", ["scrypt$16384$SECRET", "shk_SECRETKEY"], cause);
     const out = loggableError(error) as Record<string, any>;
     const text = JSON.stringify(out);

@@ -81,8 +81,15 @@ describe("boundary lint: planted violations are refused", () => {
   });
 
   it("what the boundaries allow passes: core's own imports, the launcher composing the apps", async () => {
-    expect(await lintPlanted("packages/core/src", 'import { z } from "zod";\nimport { sql } from "drizzle-orm";\nimport { isAliasShaped } from "../links/alias.ts";\nexport const all = [z, sql, isAliasShaped];\n')).toEqual([]);
-    expect(await lintPlanted("launcher/src", 'import { createApi } from "@shortener/api";\nimport { createRedirect } from "@shortener/redirect";\nexport const all = [createApi, createRedirect];\n')).toEqual([]);
+    expect(
+      await lintPlanted(
+        "packages/core/src",
+        'import { z } from "zod";\nimport { sql } from "drizzle-orm";\nimport { isAliasShaped } from "../links/alias.ts";\nexport const all = [z, sql, isAliasShaped];\n',
+      ),
+    ).toEqual([]);
+    expect(
+      await lintPlanted("launcher/src", 'import { createApi } from "@shortener/api";\nimport { createRedirect } from "@shortener/redirect";\nexport const all = [createApi, createRedirect];\n'),
+    ).toEqual([]);
     expect(await lintPlanted("apps/api/src", 'import { createLink } from "@shortener/core";\nimport { isApiPath } from "../app.ts";\nexport const all = [createLink, isApiPath];\n')).toEqual([]);
   });
 });

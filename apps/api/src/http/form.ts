@@ -27,7 +27,11 @@ export function decodeForm(body: string): Record<string, unknown> {
     }) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof RangeError) {
-      throw new HttpError(400, "bad_request", `The form is too large or too deeply nested (at most ${FORM_LIMITS.parameterLimit} fields, ${FORM_LIMITS.arrayLimit} entries a list, ${FORM_LIMITS.depth} levels).`);
+      throw new HttpError(
+        400,
+        "bad_request",
+        `The form is too large or too deeply nested (at most ${FORM_LIMITS.parameterLimit} fields, ${FORM_LIMITS.arrayLimit} entries a list, ${FORM_LIMITS.depth} levels).`,
+      );
     }
     throw error;
   }

@@ -128,7 +128,13 @@ function buildDocument(): Json {
     outputs.add(deletedEnvelope(r.object), { id: `${r.name}Deleted` });
     const tags = [r.tag];
     paths[r.path] = {
-      get: { operationId: `list${r.tag}`, tags, summary: `List your ${r.object}s`, parameters: queryParameters(r.list), responses: { "200": ok("A page", `${r.name}List`), ...errors("ValidationFailed") } },
+      get: {
+        operationId: `list${r.tag}`,
+        tags,
+        summary: `List your ${r.object}s`,
+        parameters: queryParameters(r.list),
+        responses: { "200": ok("A page", `${r.name}List`), ...errors("ValidationFailed") },
+      },
       post: {
         operationId: `create${r.name}`,
         tags,
@@ -211,7 +217,13 @@ function buildDocument(): Json {
   outputs.add(listEnvelope(WebhookAttemptJson), { id: "WebhookAttemptList" });
   const hooks = ["Webhooks"];
   paths["/webhooks"] = {
-    get: { operationId: "listWebhooks", tags: hooks, summary: "List your webhooks", parameters: queryParameters(core.ListWebhooksInput), responses: { "200": ok("A page", "WebhookList"), ...errors("ValidationFailed") } },
+    get: {
+      operationId: "listWebhooks",
+      tags: hooks,
+      summary: "List your webhooks",
+      parameters: queryParameters(core.ListWebhooksInput),
+      responses: { "200": ok("A page", "WebhookList"), ...errors("ValidationFailed") },
+    },
     post: {
       operationId: "createWebhook",
       tags: hooks,
@@ -259,10 +271,21 @@ function buildDocument(): Json {
   const admin = ["Users (admin)"];
   paths["/account"] = { get: { operationId: "getAccount", tags: account, summary: "The caller's account", responses: { "200": ok("The account", "UserResponse"), ...errors() } } };
   paths["/account/api-key"] = {
-    post: { operationId: "rotateApiKey", tags: account, summary: "Issue a new key for the caller and revoke the one used", responses: { "201": ok("The new key, shown once", "ApiKeyCreated"), ...errors() } },
+    post: {
+      operationId: "rotateApiKey",
+      tags: account,
+      summary: "Issue a new key for the caller and revoke the one used",
+      responses: { "201": ok("The new key, shown once", "ApiKeyCreated"), ...errors() },
+    },
   };
   paths["/users"] = {
-    get: { operationId: "listUsers", tags: admin, summary: "List users", parameters: queryParameters(core.ListUsersInput), responses: { "200": ok("A page", "UserList"), ...errors("Forbidden", "ValidationFailed") } },
+    get: {
+      operationId: "listUsers",
+      tags: admin,
+      summary: "List users",
+      parameters: queryParameters(core.ListUsersInput),
+      responses: { "200": ok("A page", "UserList"), ...errors("Forbidden", "ValidationFailed") },
+    },
     post: {
       operationId: "createUser",
       tags: admin,
@@ -273,7 +296,12 @@ function buildDocument(): Json {
   };
   paths["/users/{id}"] = {
     parameters: [ID_PARAMETER],
-    delete: { operationId: "deleteUser", tags: admin, summary: "Delete a user with all their data (not oneself)", responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") } },
+    delete: {
+      operationId: "deleteUser",
+      tags: admin,
+      summary: "Delete a user with all their data (not oneself)",
+      responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") },
+    },
   };
   const linkTags = [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"];
   paths["/links/export"] = {
@@ -326,7 +354,13 @@ function buildDocument(): Json {
   const imports = ["Imports"];
   const importDomain = inputProperty(core.CreateImportInput, "domain_id");
   paths["/imports"] = {
-    get: { operationId: "listImports", tags: imports, summary: "List your import jobs", parameters: queryParameters(core.ListImportsInput), responses: { "200": ok("A page", "ImportList"), ...errors("ValidationFailed") } },
+    get: {
+      operationId: "listImports",
+      tags: imports,
+      summary: "List your import jobs",
+      parameters: queryParameters(core.ListImportsInput),
+      responses: { "200": ok("A page", "ImportList"), ...errors("ValidationFailed") },
+    },
     post: {
       operationId: "createImport",
       tags: imports,
@@ -386,7 +420,7 @@ function buildDocument(): Json {
       title: "Shortener REST API",
       version: "1.0.0",
       description:
-        "phpShort-compatible link API. Every operation takes an API key (Authorization: Bearer shk_…), except this document. Bodies are application/x-www-form-urlencoded with bracket notation (country[0][key]=US, pixel_ids[]=3) or application/json with the same field names; an empty value means \"not set\" on create and \"clear it\" on update. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.",
+        'phpShort-compatible link API. Every operation takes an API key (Authorization: Bearer shk_…), except this document. Bodies are application/x-www-form-urlencoded with bracket notation (country[0][key]=US, pixel_ids[]=3) or application/json with the same field names; an empty value means "not set" on create and "clear it" on update. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.',
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearer: [] }],

@@ -56,8 +56,14 @@ export const LinkJson = z.strictObject({
   password: z.boolean().describe("whether a password is set"),
   expiration_url: z.string().nullable(),
   expiration_clicks: z.int().min(0).describe("0: no limit"),
-  expiration_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable(),
-  expiration_time: z.string().regex(/^\d{2}:\d{2}$/).nullable(),
+  expiration_date: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .nullable(),
+  expiration_time: z
+    .string()
+    .regex(/^\d{2}:\d{2}$/)
+    .nullable(),
   ends_at: Timestamp.nullable(),
   clicks: z.int().min(0),
   status: z.literal([1, 2, 3]).describe("1 active, 2 expired, 3 disabled"),
@@ -114,7 +120,10 @@ export const ImportJson = z.strictObject({
   skipped_rows: z.int().min(0),
   failed_rows: z.int().min(0),
   failure_reason: z.string().nullable().describe("why the whole file failed, if it did"),
-  errors: z.array(z.strictObject({ line: z.int().min(1), field: z.string(), message: z.string() })).optional().describe("the first 1000 row errors (GET /imports/{id} only)"),
+  errors: z
+    .array(z.strictObject({ line: z.int().min(1), field: z.string(), message: z.string() }))
+    .optional()
+    .describe("the first 1000 row errors (GET /imports/{id} only)"),
   created_at: Timestamp,
   started_at: Timestamp.nullable(),
   finished_at: Timestamp.nullable(),
@@ -150,8 +159,7 @@ export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | 
   z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true), status: z.literal(200) });
 
 /** CONTRACT §17: the answer of `DELETE /links?ids=…`, one entry per deleted link. */
-export const bulkDeletedEnvelope = (object: "link") =>
-  z.strictObject({ data: z.array(z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true) })), status: z.literal(200) });
+export const bulkDeletedEnvelope = (object: "link") => z.strictObject({ data: z.array(z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true) })), status: z.literal(200) });
 
 export const ErrorJson = z.strictObject({
   message: z.string(),

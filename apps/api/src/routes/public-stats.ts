@@ -1,13 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import {
-  buildStatsReport,
-  findStatsLink,
-  ValidationError,
-  verifyPassword,
-  type StatsLink,
-  type StatsReport,
-} from "@shortener/core";
+import { buildStatsReport, findStatsLink, ValidationError, verifyPassword, type StatsLink, type StatsReport } from "@shortener/core";
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, NOT_FOUND_MESSAGE } from "../errors.ts";
@@ -104,7 +97,10 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
   }
 
   function jsonError(reply: FastifyReply, status: number, code: string, message: string, headers: Record<string, string> = {}) {
-    return reply.code(status).headers({ "cache-control": "private, no-store", vary: "Accept, Authorization, Cookie", ...headers }).send({ message, code, status });
+    return reply
+      .code(status)
+      .headers({ "cache-control": "private, no-store", vary: "Accept, Authorization, Cookie", ...headers })
+      .send({ message, code, status });
   }
 
   function notFound(request: FastifyRequest, reply: FastifyReply) {
@@ -169,7 +165,10 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
       throw error;
     }
     if (wantsJson(request)) {
-      return reply.code(200).headers({ "cache-control": "private, no-store", vary: "Accept, Authorization, Cookie", ...headers }).send(reportJson(link, report));
+      return reply
+        .code(200)
+        .headers({ "cache-control": "private, no-store", vary: "Accept, Authorization, Cookie", ...headers })
+        .send(reportJson(link, report));
     }
     const today = deps.now().toISOString().slice(0, 10);
     return html(reply, 200, (nonce) => renderStatsPage({ link: pageLink(link), report, today, nonce }), headers);

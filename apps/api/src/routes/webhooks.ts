@@ -42,6 +42,11 @@ export function webhookRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
   resource(app, "/webhooks/:id/deliveries", {
     GET: async (request, reply) =>
-      sendList(request, reply, await listWebhookDeliveries({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(ListWebhookDeliveriesInput, request.query) }), webhookAttemptJson),
+      sendList(
+        request,
+        reply,
+        await listWebhookDeliveries({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(ListWebhookDeliveriesInput, request.query) }),
+        webhookAttemptJson,
+      ),
   });
 }

@@ -7,7 +7,7 @@ export function niceScale(max: number, ticks = 4): { top: number; step: number }
   if (max <= 0) return { top: ticks, step: 1 };
   const raw = max / ticks;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
-  const step = ([1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? 10 * magnitude);
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? 10 * magnitude;
   const whole = Math.max(1, step < 1 ? 1 : step);
   return { top: Math.ceil(max / whole) * whole, step: whole };
 }

@@ -87,7 +87,13 @@ function dimensionPanel(dimension: StatDimensionName, series: StatRow[], other: 
     const after = other ? `<p class="empty">And ${formatCount(other.values)} more values with ${formatCount(other.count)} clicks.</p>` : undefined;
     content =
       barList({ id: `chart-${dimension}`, title: `Clicks by ${column.toLowerCase()}`, rows: bars, total, tone: dimension }) +
-      table(heading, column, labelled.map((r) => ({ label: r.label, value: r.value, ...(r.extra ? { extra: r.extra } : {}) })), total, after);
+      table(
+        heading,
+        column,
+        labelled.map((r) => ({ label: r.label, value: r.value, ...(r.extra ? { extra: r.extra } : {}) })),
+        total,
+        after,
+      );
   }
   return `<section class="panel" aria-labelledby="h-${dimension}" data-dimension="${dimension}"><h2 id="h-${dimension}">${heading}<small>${formatCount(valueCount)} ${valueCount === 1 ? "value" : "values"}</small></h2>${content}</section>`;
 }

@@ -1,4 +1,16 @@
-import { CreateWebhookInput, createWebhook, deleteWebhook, getWebhook, IdInput, ListWebhookDeliveriesInput, listWebhookDeliveries, ListWebhooksInput, listWebhooks, UpdateWebhookInput, updateWebhook } from "@shortener/core";
+import {
+  CreateWebhookInput,
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  IdInput,
+  ListWebhookDeliveriesInput,
+  listWebhookDeliveries,
+  ListWebhooksInput,
+  listWebhooks,
+  UpdateWebhookInput,
+  updateWebhook,
+} from "@shortener/core";
 import { createdWebhookJson, webhookAttemptJson, webhookJson } from "../serialize/webhooks.ts";
 import { procedure, router } from "./init.ts";
 import { toDeletedJson, toListJson } from "./lists.ts";

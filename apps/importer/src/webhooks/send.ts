@@ -96,10 +96,13 @@ function sendOnce(
         response.on("close", settle);
         // The status is in: a slow body only shortens what is read of it.
         clearTimeout(timer);
-        timer = setTimeout(() => {
-          settle();
-          response.destroy();
-        }, Math.max(0, timeoutMs - elapsed()));
+        timer = setTimeout(
+          () => {
+            settle();
+            response.destroy();
+          },
+          Math.max(0, timeoutMs - elapsed()),
+        );
       },
     );
     timer = setTimeout(() => {

@@ -152,7 +152,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
   async function wakeAt(id: number, at: Date): Promise<void> {
     const wait = at.getTime() - deps.now().getTime();
     if (wait <= MAX_LOCAL_WAIT_MS) return later(Math.max(0, wait), () => wake(id));
-    await boss?.send(WEBHOOK_QUEUE, { webhookId: id } satisfies WakeMessage, { singletonKey: String(id), startAfter: at }).catch((error: unknown) => log.warn({ err: error, webhookId: id }, "could not queue a webhook retry; the sweep will find it"));
+    await boss
+      ?.send(WEBHOOK_QUEUE, { webhookId: id } satisfies WakeMessage, { singletonKey: String(id), startAfter: at })
+      .catch((error: unknown) => log.warn({ err: error, webhookId: id }, "could not queue a webhook retry; the sweep will find it"));
   }
 
   async function runLane(id: number): Promise<void> {
@@ -235,7 +237,9 @@ export function createWebhookWorker(deps: WebhookWorkerDeps): WebhookWorker {
       const { events, webhookIds } = await drainWebhookEvents(ctx, { limit: 1000 });
       for (const id of webhookIds) {
         wake(id);
-        await boss?.send(WEBHOOK_QUEUE, { webhookId: id } satisfies WakeMessage, { singletonKey: String(id) }).catch((error: unknown) => log.warn({ err: error, webhookId: id }, "could not queue a webhook wake-up"));
+        await boss
+          ?.send(WEBHOOK_QUEUE, { webhookId: id } satisfies WakeMessage, { singletonKey: String(id) })
+          .catch((error: unknown) => log.warn({ err: error, webhookId: id }, "could not queue a webhook wake-up"));
       }
       if (events < 1000) return;
     }

@@ -15,10 +15,7 @@ export type LinkKey = { id: number; domainId: number; alias: string };
  * (and only its TTL then drops what changed).
  */
 export type Change =
-  | { kind: "domain"; name: string }
-  | ({ kind: "link" } & LinkKey)
-  | { kind: "links"; links: Array<[id: number, domainId: number, alias: string]> }
-  | { kind: "keys"; userId: number };
+  { kind: "domain"; name: string } | ({ kind: "link" } & LinkKey) | { kind: "links"; links: Array<[id: number, domainId: number, alias: string]> } | { kind: "keys"; userId: number };
 
 /** Postgres refuses a NOTIFY payload of 8,000 bytes or more; a bulk change stays under this. */
 export const MAX_PAYLOAD_BYTES = 7_900;

@@ -36,14 +36,20 @@ export const domainColumns = {
 
 /** The caller's domain, or NOT_FOUND (also for another user's: never a different answer). */
 export async function getDomain({ ctx, id }: { ctx: Ctx; id: number }): Promise<Domain> {
-  const [row] = await ctx.db.select(domainColumns).from(domains).where(and(eq(domains.id, id), eq(domains.userId, ctx.actor.userId)));
+  const [row] = await ctx.db
+    .select(domainColumns)
+    .from(domains)
+    .where(and(eq(domains.id, id), eq(domains.userId, ctx.actor.userId)));
   if (!row) throw new NotFoundError("Domain");
   return row;
 }
 
 /** The caller's domain of that exact (normalised) name, verified or not, or null. */
 export async function findDomainByName({ ctx, name }: { ctx: Ctx; name: string }): Promise<Domain | null> {
-  const [row] = await ctx.db.select(domainColumns).from(domains).where(and(eq(domains.name, name), eq(domains.userId, ctx.actor.userId)));
+  const [row] = await ctx.db
+    .select(domainColumns)
+    .from(domains)
+    .where(and(eq(domains.name, name), eq(domains.userId, ctx.actor.userId)));
   return row ?? null;
 }
 
@@ -86,7 +92,11 @@ export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY 
     return await withTransaction(ctx, async (tx) => {
       const now = tx.now();
       if (!isVerified) {
-        const [served] = await tx.db.select({ id: domains.id }).from(domains).where(and(eq(domains.name, name), isNotNull(domains.verifiedAt))).limit(1);
+        const [served] = await tx.db
+          .select({ id: domains.id })
+          .from(domains)
+          .where(and(eq(domains.name, name), isNotNull(domains.verifiedAt)))
+          .limit(1);
         if (served) throw ValidationError.field("name", TAKEN);
       }
       const [row] = await tx.db

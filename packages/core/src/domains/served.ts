@@ -21,12 +21,7 @@ export function countsAsServed(userId: number | Placeholder): SQL | undefined {
  * service serves (any user's verified domain, or one of the caller's), since a visit there would come
  * straight back. One query for all fields. `extraNames`: names that count too (a domain being created).
  */
-export async function checkNoLoops(
-  db: Db,
-  urls: Array<{ field: string; url: string }>,
-  errors: FieldErrors,
-  options: { userId: number; extraNames?: string[] },
-): Promise<void> {
+export async function checkNoLoops(db: Db, urls: Array<{ field: string; url: string }>, errors: FieldErrors, options: { userId: number; extraNames?: string[] }): Promise<void> {
   if (!urls.length) return;
   const all = [...new Set(urls.flatMap(({ url }) => hostCandidates(new URL(url).host)))];
   const served = new Set(options.extraNames ?? []);

@@ -18,17 +18,7 @@ export const RECORD_NOT_FOUND = "The verification record was not found.";
  * a timeout, a refused query) is the same 422 as a missing record. An admin's domain, or any domain
  * when verification is off, is verified without a lookup. Already verified: answered as it is.
  */
-export async function verifyDomain({
-  ctx,
-  id,
-  lookupTxt,
-  policy = DEFAULT_DOMAIN_POLICY,
-}: {
-  ctx: Ctx;
-  id: number;
-  lookupTxt: TxtLookup;
-  policy?: DomainPolicy;
-}): Promise<Domain> {
+export async function verifyDomain({ ctx, id, lookupTxt, policy = DEFAULT_DOMAIN_POLICY }: { ctx: Ctx; id: number; lookupTxt: TxtLookup; policy?: DomainPolicy }): Promise<Domain> {
   const domain = await getDomain({ ctx, id });
   if (domain.verifiedAt) return domain;
   // The claim is checked again: an admin may have taken the host, or the operator reserved it, since.

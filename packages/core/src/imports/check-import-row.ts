@@ -46,7 +46,13 @@ export function toLinkInput(fields: ImportFields): Record<string, unknown> {
   for (const column of IMPORT_COLUMNS) {
     const value = fields[column];
     if (value === undefined || value === "" || column === "domain" || column === "password_hash" || column === "privacy_password_hash") continue;
-    input[column] = column === "pixel_ids" ? value.split(/[;,]/).map((s) => s.trim()).filter(Boolean) : value;
+    input[column] =
+      column === "pixel_ids"
+        ? value
+            .split(/[;,]/)
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : value;
   }
   return coerceFormValues(CreateLinkInput, input) as Record<string, unknown>;
 }

@@ -22,15 +22,7 @@ export const SOURCE_PART_CHARS = 1024 * 1024;
  * row (and so its parts) is deleted. Text that Postgres cannot store (NUL) becomes U+FFFD, which the
  * row check then reports, like any byte that was not UTF-8.
  */
-export async function createImport({
-  ctx,
-  input,
-  sourceParts,
-}: {
-  ctx: Ctx;
-  input: CreateImportInput;
-  sourceParts?: AsyncIterable<string>;
-}): Promise<{ job: ImportJob; isNew: boolean }> {
+export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; input: CreateImportInput; sourceParts?: AsyncIterable<string> }): Promise<{ job: ImportJob; isNew: boolean }> {
   const { values: v, errors } = parseFields(CreateImportShape, input);
   const userId = ctx.actor.userId;
   if (v.idempotency_key !== undefined) {
@@ -38,7 +30,10 @@ export async function createImport({
     if (earlier) return { job: earlier, isNew: false };
   }
   if (v.domain_id !== undefined) {
-    const [owned] = await ctx.db.select({ id: domains.id }).from(domains).where(and(eq(domains.id, v.domain_id), eq(domains.userId, userId)));
+    const [owned] = await ctx.db
+      .select({ id: domains.id })
+      .from(domains)
+      .where(and(eq(domains.id, v.domain_id), eq(domains.userId, userId)));
     if (!owned) addError(errors, "domain_id", "The selected domain id is invalid.");
   }
   throwIfErrors(errors);
@@ -90,7 +85,7 @@ export async function createImport({
 export function cutSourceText(text: string, maxChars: number): string[] {
   const size = Math.ceil(text.length / Math.ceil(text.length / maxChars));
   const pieces: string[] = [];
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = Math.min(start + size, text.length);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;

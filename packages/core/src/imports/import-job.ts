@@ -44,7 +44,10 @@ export const importJobColumns = {
 
 /** One of the user's jobs, or undefined (another user's job does not exist for them). */
 export async function findOwnedImport(db: Db, userId: number, id: number): Promise<ImportJob | undefined> {
-  const [row] = await db.select(importJobColumns).from(importJobs).where(and(eq(importJobs.id, id), eq(importJobs.userId, userId)));
+  const [row] = await db
+    .select(importJobColumns)
+    .from(importJobs)
+    .where(and(eq(importJobs.id, id), eq(importJobs.userId, userId)));
   return row;
 }
 
@@ -53,12 +56,7 @@ export async function findRowErrors(db: Db, jobId: number, limit: number, after?
   return db
     .select({ id: importErrors.id, line: importErrors.line, field: importErrors.field, message: importErrors.message })
     .from(importErrors)
-    .where(
-      and(
-        eq(importErrors.jobId, jobId),
-        after ? or(gt(importErrors.line, after.line), and(eq(importErrors.line, after.line), gt(importErrors.id, after.id))) : undefined,
-      ),
-    )
+    .where(and(eq(importErrors.jobId, jobId), after ? or(gt(importErrors.line, after.line), and(eq(importErrors.line, after.line), gt(importErrors.id, after.id))) : undefined))
     .orderBy(asc(importErrors.line), asc(importErrors.id))
     .limit(limit);
 }

@@ -86,10 +86,7 @@ export async function completeImport(ctx: SystemCtx, jobId: number): Promise<voi
 /** The file itself is unusable (malformed CSV, no url column): the job fails with a reason; rows already written stay. */
 export async function failImport(ctx: SystemCtx, jobId: number, reason: string): Promise<void> {
   await withTransaction(ctx, async (tx) => {
-    await tx.db
-      .update(importJobs)
-      .set({ status: "failed", finishedAt: ctx.now(), hasSource: false, failureMessage: reason })
-      .where(eq(importJobs.id, jobId));
+    await tx.db.update(importJobs).set({ status: "failed", finishedAt: ctx.now(), hasSource: false, failureMessage: reason }).where(eq(importJobs.id, jobId));
     await dropSource(tx.db, jobId);
     await recordImportEvent(tx, jobId);
   });

@@ -38,9 +38,7 @@ export const CreateImportShape = {
   total_rows: defaulted(intField("total rows", { min: 0, max: 2_147_483_647 }), 0),
   /** The domain of rows that name none. */
   domain_id: onCreate(idField("domain id")),
-  idempotency_key: onCreate(
-    textField("idempotency key", 1, 255).regex(/^[\x21-\x7e]+$/, { error: "The idempotency key may only contain printable ASCII characters without spaces." }),
-  ),
+  idempotency_key: onCreate(textField("idempotency key", 1, 255).regex(/^[\x21-\x7e]+$/, { error: "The idempotency key may only contain printable ASCII characters without spaces." })),
 };
 export const CreateImportInput = z.object(CreateImportShape);
 export type CreateImportInput = z.input<typeof CreateImportInput>;

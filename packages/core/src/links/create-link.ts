@@ -74,10 +74,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   ]);
   throwIfErrors(errors);
 
-  const [passwordHash, privacyPasswordHash] = await Promise.all([
-    draft.password ? hashPassword(draft.password) : null,
-    draft.privacyPassword ? hashPassword(draft.privacyPassword) : null,
-  ]);
+  const [passwordHash, privacyPasswordHash] = await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null]);
   const { password: _password, privacyPassword: _privacyPassword, pixelIds, ...values } = draft;
   const { domainId } = values;
   const row = { ...values, userId: ctx.actor.userId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };

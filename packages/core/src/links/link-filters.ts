@@ -26,6 +26,13 @@ export async function linkFilterCondition(db: Db, userId: number, p: LinkFilters
     p.status ? sql`${linkStatusSql(now)} = ${p.status}` : undefined,
     p.space_id ? eq(links.spaceId, p.space_id) : undefined,
     p.domain_id ? eq(links.domainId, p.domain_id) : undefined,
-    p.pixel_id ? exists(db.select({ one: sql`1` }).from(linkPixels).where(and(eq(linkPixels.linkId, links.id), eq(linkPixels.pixelId, p.pixel_id)))) : undefined,
+    p.pixel_id
+      ? exists(
+          db
+            .select({ one: sql`1` })
+            .from(linkPixels)
+            .where(and(eq(linkPixels.linkId, links.id), eq(linkPixels.pixelId, p.pixel_id))),
+        )
+      : undefined,
   );
 }

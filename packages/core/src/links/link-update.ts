@@ -40,10 +40,7 @@ export function checkUpdateOf(existing: Link, v: UpdateValues, now: Date, errors
 
 /** The sent secrets hashed (`undefined` unchanged, `null` removed). */
 export async function hashSecrets(v: UpdateValues): Promise<{ passwordHash: string | null | undefined; privacyPasswordHash: string | null | undefined }> {
-  const [passwordHash, privacyPasswordHash] = await Promise.all([
-    v.password ? hashPassword(v.password) : v.password,
-    v.privacy_password ? hashPassword(v.privacy_password) : v.privacy_password,
-  ]);
+  const [passwordHash, privacyPasswordHash] = await Promise.all([v.password ? hashPassword(v.password) : v.password, v.privacy_password ? hashPassword(v.privacy_password) : v.privacy_password]);
   return { passwordHash, privacyPasswordHash };
 }
 

@@ -21,7 +21,12 @@ export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | u
     const total =
       data.total ??
       Number(
-        (await ctx.db.select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)::int` }).from(linkCounts).where(eq(linkCounts.userId, userId)))[0]?.n ?? 0,
+        (
+          await ctx.db
+            .select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)::int` })
+            .from(linkCounts)
+            .where(eq(linkCounts.userId, userId))
+        )[0]?.n ?? 0,
       );
     return { data: [...data], total, page: p.page, perPage: p.per_page };
   }

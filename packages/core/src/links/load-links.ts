@@ -67,7 +67,9 @@ type PixelJson = Omit<Pixel, "createdAt" | "updatedAt"> & { createdAt: string; u
  * The link's pixels, ordered by id, as one JSON array in the link's own row: a list page or a show is
  * one statement instead of a second round trip for the pixels.
  */
-const pixelsJson = sql<PixelJson[]>`(select coalesce(json_agg(json_build_object('id', p.id, 'name', p.name, 'type', p.type, 'value', p.value, 'createdAt', p.created_at, 'updatedAt', p.updated_at) order by p.id), '[]'::json) from link_pixels lp join pixels p on p.id = lp.pixel_id where lp.link_id = ${links.id})`;
+const pixelsJson = sql<
+  PixelJson[]
+>`(select coalesce(json_agg(json_build_object('id', p.id, 'name', p.name, 'type', p.type, 'value', p.value, 'createdAt', p.created_at, 'updatedAt', p.updated_at) order by p.id), '[]'::json) from link_pixels lp join pixels p on p.id = lp.pixel_id where lp.link_id = ${links.id})`;
 
 /** How a query reports the size of the whole set the page is cut from. */
 export type TotalSource =
@@ -111,12 +113,7 @@ type Row = {
 };
 
 function baseQuery(db: Db, now: Date | Placeholder, total: TotalSource) {
-  return db
-    .select(selection(now, total))
-    .from(links)
-    .innerJoin(domains, eq(domains.id, links.domainId))
-    .leftJoin(spaces, eq(spaces.id, links.spaceId))
-    .$dynamic();
+  return db.select(selection(now, total)).from(links).innerJoin(domains, eq(domains.id, links.domainId)).leftJoin(spaces, eq(spaces.id, links.spaceId)).$dynamic();
 }
 
 function toLinks(rows: Row[]): Link[] & { total?: number } {
@@ -162,11 +159,7 @@ function withTotal(rows: Row[]): Link[] & { total?: number } {
  * relations, in one statement. With a total source other than "none", the result carries `total`
  * unless the page is empty.
  */
-export async function loadLinks(
-  db: Db,
-  now: Date,
-  query: { where: SQL | undefined; orderBy?: SQL[]; limit?: number; offset?: number; total?: TotalSource },
-): Promise<Link[] & { total?: number }> {
+export async function loadLinks(db: Db, now: Date, query: { where: SQL | undefined; orderBy?: SQL[]; limit?: number; offset?: number; total?: TotalSource }): Promise<Link[] & { total?: number }> {
   let q = baseQuery(db, now, query.total ?? "none").where(query.where);
   if (query.orderBy) q = q.orderBy(...query.orderBy);
   if (query.limit !== undefined) q = q.limit(query.limit);
@@ -196,11 +189,7 @@ const ph = {
  * One page of all of a user's links, with the total from the per-user counter. The statement is built
  * once per sort and database handle and runs as a prepared statement (no parse and one round trip).
  */
-export async function loadLinkPage(
-  db: Db,
-  now: Date,
-  p: { userId: number; sortBy: SortColumn; sort: "asc" | "desc"; limit: number; offset: number },
-): Promise<Link[] & { total?: number }> {
+export async function loadLinkPage(db: Db, now: Date, p: { userId: number; sortBy: SortColumn; sort: "asc" | "desc"; limit: number; offset: number }): Promise<Link[] & { total?: number }> {
   const query = preparedFor(db, `links_page_${p.sortBy}_${p.sort}`, () =>
     baseQuery(db, ph.now, { counterOf: ph.userId })
       .where(eq(links.userId, ph.userId))

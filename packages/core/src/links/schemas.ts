@@ -18,17 +18,16 @@ const alias = z
 const secret = (label: string) => textField(label, 1, 128);
 
 /** `YYYY-MM-DD`, a real calendar date. */
-const date = z
-  .string({ error: "The expiration date must be a date in the format YYYY-MM-DD." })
-  .refine((value) => {
+const date = z.string({ error: "The expiration date must be a date in the format YYYY-MM-DD." }).refine(
+  (value) => {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
     const d = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(value);
-  }, { error: "The expiration date must be a date in the format YYYY-MM-DD." });
+  },
+  { error: "The expiration date must be a date in the format YYYY-MM-DD." },
+);
 
-const time = z
-  .string({ error: "The expiration time must be a time in the format HH:MM." })
-  .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "The expiration time must be a time in the format HH:MM." });
+const time = z.string({ error: "The expiration time must be a time in the format HH:MM." }).regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: "The expiration time must be a time in the format HH:MM." });
 
 /**
  * Unique pixel ids. Forms send `pixel_ids[]=1&pixel_ids[]=2`, `pixel_ids[0]=1` or `pixel_ids=1,2`: their
@@ -53,8 +52,7 @@ function group<E extends z.ZodType<{ key?: string; value: string }>>(entry: E, l
     });
 }
 
-const keyed = (key: z.ZodType<string, string>, label: string) =>
-  z.object({ key, value: urlField(`${label} target URL`) }, { error: `Each ${label} target needs a key and a value.` });
+const keyed = (key: z.ZodType<string, string>, label: string) => z.object({ key, value: urlField(`${label} target URL`) }, { error: `Each ${label} target needs a key and a value.` });
 
 const countryKey = z
   .string({ error: "The country must be a country code." })
@@ -64,24 +62,19 @@ const languageKey = z
   .string({ error: "The language must be a language code." })
   .transform((s) => s.trim().toLowerCase())
   .refine((s) => LANGUAGE_CODES.has(s), { error: "The language must be an ISO 639-1 code." });
-const platformKey = z
-  .string({ error: "The platform must be a string." })
-  .transform((s, ctx) => {
-    const found = PLATFORMS.find((p) => p.toLowerCase() === s.trim().toLowerCase());
-    if (!found) {
-      ctx.addIssue({ code: "custom", message: `The platform must be one of ${PLATFORMS.join(", ")}.` });
-      return z.NEVER;
-    }
-    return found;
-  });
+const platformKey = z.string({ error: "The platform must be a string." }).transform((s, ctx) => {
+  const found = PLATFORMS.find((p) => p.toLowerCase() === s.trim().toLowerCase());
+  if (!found) {
+    ctx.addIssue({ code: "custom", message: `The platform must be one of ${PLATFORMS.join(", ")}.` });
+    return z.NEVER;
+  }
+  return found;
+});
 
 export const countryTargets = group(keyed(countryKey, "country"), "country");
 export const platformTargets = group(keyed(platformKey, "platform"), "platform");
 export const languageTargets = group(keyed(languageKey, "language"), "language");
-export const rotationTargets = group(
-  z.object({ value: urlField("rotation target URL") }, { error: "Each rotation entry needs a value." }),
-  "rotation",
-);
+export const rotationTargets = group(z.object({ value: urlField("rotation target URL") }, { error: "Each rotation entry needs a value." }), "rotation");
 
 /** Fields that mean the same on create and update. */
 const common = {

@@ -56,7 +56,7 @@ export function patternTrigrams(term: string): Trigram[] {
   }
   const isWord = chars.map((c) => WORD_CHAR.test(c));
   const out: Trigram[] = [];
-  for (let i = 0; i < chars.length; ) {
+  for (let i = 0; i < chars.length;) {
     if (!isWord[i]) {
       i++;
       continue;

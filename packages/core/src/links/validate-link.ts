@@ -32,12 +32,7 @@ export function checkDraft(draft: LinkDraft, errors: FieldErrors): void {
  * The expiration moment from `expiration_date` / `expiration_time` (UTC). `undefined`: unchanged;
  * `null`: removed. On update, a lone time keeps the stored date and a lone date keeps the stored time.
  */
-export function resolveEndsAt(
-  sent: { expiration_date?: string | null; expiration_time?: string | null },
-  stored: Date | null,
-  now: Date,
-  errors: FieldErrors,
-): Date | null | undefined {
+export function resolveEndsAt(sent: { expiration_date?: string | null; expiration_time?: string | null }, stored: Date | null, now: Date, errors: FieldErrors): Date | null | undefined {
   const { expiration_date: date, expiration_time: time } = sent;
   if (date === undefined && time === undefined) return undefined;
   if (date === null) return null;

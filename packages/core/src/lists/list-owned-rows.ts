@@ -19,20 +19,10 @@ export async function listOwnedRows<Row>(options: {
   extraWhere?: SQL;
 }): Promise<Page<Row>> {
   const { db, table, userId, userColumn, idColumn, search, sortColumn, sort, page, perPage } = options;
-  const where = and(
-    eq(userColumn, userId),
-    search?.term ? ilike(search.column, `%${escapeLike(search.term)}%`) : undefined,
-    options.extraWhere,
-  );
+  const where = and(eq(userColumn, userId), search?.term ? ilike(search.column, `%${escapeLike(search.term)}%`) : undefined, options.extraWhere);
   const order = sort === "asc" ? asc : desc;
   const [data, totals] = await Promise.all([
-    db
-      .select(options.select)
-      .from(table)
-      .where(where)
-      .orderBy(order(sortColumn), order(idColumn))
-      .limit(perPage)
-      .offset(offsetOf(page, perPage)),
+    db.select(options.select).from(table).where(where).orderBy(order(sortColumn), order(idColumn)).limit(perPage).offset(offsetOf(page, perPage)),
     db.select({ n: count() }).from(table).where(where),
   ]);
   return { data: data as Row[], total: totals[0]?.n ?? 0, page, perPage };

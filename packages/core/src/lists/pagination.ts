@@ -14,4 +14,3 @@ export type Page<T> = { data: T[]; total: number; page: number; perPage: number 
 export function offsetOf(page: number, perPage: number): number {
   return (page - 1) * perPage;
 }
-

@@ -13,7 +13,10 @@ export type Pixel = { id: number; name: string; type: string; value: string; cre
 export const pixelColumns = { id: pixels.id, name: pixels.name, type: pixels.type, value: pixels.value, createdAt: pixels.createdAt, updatedAt: pixels.updatedAt };
 
 export async function getPixel({ ctx, id }: { ctx: Ctx; id: number }): Promise<Pixel> {
-  const [row] = await ctx.db.select(pixelColumns).from(pixels).where(and(eq(pixels.id, id), eq(pixels.userId, ctx.actor.userId)));
+  const [row] = await ctx.db
+    .select(pixelColumns)
+    .from(pixels)
+    .where(and(eq(pixels.id, id), eq(pixels.userId, ctx.actor.userId)));
   if (!row) throw new NotFoundError("Pixel");
   return row;
 }

@@ -8,11 +8,7 @@ export function sha256(value: string): string {
 const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 } as const;
 
 function scryptAsync(password: string, salt: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
-  );
+  return new Promise((resolve, reject) => scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p }, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 /** Hashes a user-chosen password with scrypt; the result carries its parameters and salt. */
@@ -27,9 +23,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (scheme !== "scrypt" || !saltB64 || !keyB64) return false;
   const expected = Buffer.from(keyB64, "base64");
   const key = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, Buffer.from(saltB64, "base64"), expected.length, { N: Number(n), r: Number(r), p: Number(p) }, (err, k) =>
-      err ? reject(err) : resolve(k),
-    ),
+    scrypt(password, Buffer.from(saltB64, "base64"), expected.length, { N: Number(n), r: Number(r), p: Number(p) }, (err, k) => (err ? reject(err) : resolve(k))),
   );
   return key.length === expected.length && timingSafeEqual(key, expected);
 }

@@ -3,9 +3,7 @@ import { domains, users } from "@shortener/db";
 import { withTransaction, type SystemCtx } from "../context.ts";
 import { generateApiKey, issueApiKey } from "../users/api-keys.ts";
 
-export type BootstrapResult =
-  | { created: false }
-  | { created: true; adminEmail: string; apiKey: string; apiKeyWasGenerated: boolean; domainName: string; domainId: number | null };
+export type BootstrapResult = { created: false } | { created: true; adminEmail: string; apiKey: string; apiKeyWasGenerated: boolean; domainName: string; domainId: number | null };
 
 /** An arbitrary constant: serialises first starts of several processes on one database. */
 const BOOTSTRAP_LOCK = 727_002;
@@ -14,10 +12,7 @@ const BOOTSTRAP_LOCK = 727_002;
  * First start on an empty database: creates the admin, its key (the configured one or a random one)
  * and a domain for the service's own address. Does nothing once any user exists.
  */
-export async function bootstrap(
-  ctx: SystemCtx,
-  options: { adminApiKey: string | undefined; localDomain: string },
-): Promise<BootstrapResult> {
+export async function bootstrap(ctx: SystemCtx, options: { adminApiKey: string | undefined; localDomain: string }): Promise<BootstrapResult> {
   return withTransaction(ctx, async (tx) => {
     await tx.db.execute(sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
     const [existing] = await tx.db.select({ n: count() }).from(users);

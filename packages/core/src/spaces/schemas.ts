@@ -4,11 +4,25 @@ import { defaulted, intField, onCreate, stringEnumField, textField } from "../va
 
 const color = intField("color", { min: 1, max: 6 });
 
-export const CreateSpaceShape = { name: z.string({ error: "The name field is required." }).trim().pipe(textField("name", 1, 32)), color: defaulted(color, 1) };
+export const CreateSpaceShape = {
+  name: z
+    .string({ error: "The name field is required." })
+    .trim()
+    .pipe(textField("name", 1, 32)),
+  color: defaulted(color, 1),
+};
 export const CreateSpaceInput = z.object(CreateSpaceShape);
 export type CreateSpaceInput = z.input<typeof CreateSpaceInput>;
 
-export const UpdateSpaceShape = { name: onCreate(z.string().trim().pipe(textField("name", 1, 32))), color: onCreate(color) };
+export const UpdateSpaceShape = {
+  name: onCreate(
+    z
+      .string()
+      .trim()
+      .pipe(textField("name", 1, 32)),
+  ),
+  color: onCreate(color),
+};
 export const UpdateSpaceInput = z.object(UpdateSpaceShape);
 export type UpdateSpaceInput = z.input<typeof UpdateSpaceInput>;
 

@@ -14,7 +14,10 @@ export const spaceColumns = { id: spaces.id, name: spaces.name, color: spaces.co
 const NAME_TAKEN = () => ValidationError.field("name", "The name has already been taken.");
 
 export async function getSpace({ ctx, id }: { ctx: Ctx; id: number }): Promise<Space> {
-  const [row] = await ctx.db.select(spaceColumns).from(spaces).where(and(eq(spaces.id, id), eq(spaces.userId, ctx.actor.userId)));
+  const [row] = await ctx.db
+    .select(spaceColumns)
+    .from(spaces)
+    .where(and(eq(spaces.id, id), eq(spaces.userId, ctx.actor.userId)));
   if (!row) throw new NotFoundError("Space");
   return row;
 }
@@ -74,7 +77,10 @@ export async function updateSpace({ ctx, id, input }: { ctx: Ctx; id: number; in
 /** Deletes the caller's space; its links stay, without a space (the foreign key sets null). */
 export async function deleteSpace({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
   return withTransaction(ctx, async (tx) => {
-    const [row] = await tx.db.delete(spaces).where(and(eq(spaces.id, id), eq(spaces.userId, tx.actor.userId))).returning({ id: spaces.id });
+    const [row] = await tx.db
+      .delete(spaces)
+      .where(and(eq(spaces.id, id), eq(spaces.userId, tx.actor.userId)))
+      .returning({ id: spaces.id });
     if (!row) throw new NotFoundError("Space");
     return row;
   });

@@ -19,11 +19,7 @@ export type StatsPage = Page<StatRow> & { name: StatName; range: StatsRange };
 export async function getStats({ ctx, input }: { ctx: Ctx; input: GetStatsInput }): Promise<StatsPage> {
   const p = parseInput(GetStatsInput, input);
   const range =
-    p.name === "clicks_hour"
-      ? resolveRange(p, ctx.now(), MAX_HOURLY_DAYS, "clicks_hour")
-      : p.name === "clicks"
-        ? resolveRange(p, ctx.now(), MAX_DAILY_DAYS, "clicks")
-        : resolveRange(p, ctx.now());
+    p.name === "clicks_hour" ? resolveRange(p, ctx.now(), MAX_HOURLY_DAYS, "clicks_hour") : p.name === "clicks" ? resolveRange(p, ctx.now(), MAX_DAILY_DAYS, "clicks") : resolveRange(p, ctx.now());
   const [link] = await ctx.db
     .select({ id: links.id })
     .from(links)

@@ -97,7 +97,10 @@ export async function readTopDimensions(
 
 /** Clicks per (dimension, value) over the range, unknown values named. */
 function summed(linkId: number, range: StatsRange, dimensions: readonly StatDimensionName[]) {
-  const list = sql.join(dimensions.map((d) => sql`${d}`), sql`, `);
+  const list = sql.join(
+    dimensions.map((d) => sql`${d}`),
+    sql`, `,
+  );
   return sql`select dimension, coalesce(nullif(value, ''), ${UNKNOWN_VALUE}) as value, sum(count) as count
              from link_stats_daily
              where link_id = ${linkId} and dimension in (${list}) and day between ${range.from}::date and ${range.to}::date

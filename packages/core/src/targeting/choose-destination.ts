@@ -47,15 +47,18 @@ export function chooseDestination(link: TargetedLink, traits: VisitTraits, rotat
 export function parseAcceptLanguage(header: string | undefined): string[] {
   if (!header) return [];
   const ranked: Array<{ tag: string; q: number; i: number }> = [];
-  header.split(",").slice(0, 20).forEach((part, i) => {
-    const [range, ...params] = part.trim().split(";");
-    const tag = range?.trim().toLowerCase().split("-")[0] ?? "";
-    if (!/^[a-z]{2}$/.test(tag)) return;
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    if (!Number.isFinite(q) || q <= 0 || q > 1) return;
-    ranked.push({ tag, q, i });
-  });
+  header
+    .split(",")
+    .slice(0, 20)
+    .forEach((part, i) => {
+      const [range, ...params] = part.trim().split(";");
+      const tag = range?.trim().toLowerCase().split("-")[0] ?? "";
+      if (!/^[a-z]{2}$/.test(tag)) return;
+      const qParam = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+      const q = qParam ? Number(qParam.slice(2)) : 1;
+      if (!Number.isFinite(q) || q <= 0 || q > 1) return;
+      ranked.push({ tag, q, i });
+    });
   ranked.sort((a, b) => b.q - a.q || a.i - b.i);
   return [...new Set(ranked.map((r) => r.tag))];
 }

@@ -73,7 +73,10 @@ export async function startTestDns(): Promise<TestDns> {
     server: `127.0.0.1:${port}`,
     port,
     setTxt(name, records) {
-      zone.set(name.toLowerCase().replace(/\.$/, ""), records.map((r) => (Array.isArray(r) ? r : [r])));
+      zone.set(
+        name.toLowerCase().replace(/\.$/, ""),
+        records.map((r) => (Array.isArray(r) ? r : [r])),
+      );
     },
     removeTxt(name) {
       zone.delete(name.toLowerCase().replace(/\.$/, ""));

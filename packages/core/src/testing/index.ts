@@ -14,10 +14,7 @@ export function unique(prefix = "t"): string {
 export type TestUser = { id: number; email: string; role: "admin" | "user"; apiKey: string; ctx: Ctx };
 
 /** Creates a user with a fresh API key, and a core context acting as them. */
-export async function createTestUser(
-  db: Db,
-  overrides: { role?: "admin" | "user"; email?: string; now?: () => Date } = {},
-): Promise<TestUser> {
+export async function createTestUser(db: Db, overrides: { role?: "admin" | "user"; email?: string; now?: () => Date } = {}): Promise<TestUser> {
   const role = overrides.role ?? "user";
   const email = overrides.email ?? `${unique("u")}@example.test`;
   const [user] = await db.insert(users).values({ email, name: "Test User", role }).returning({ id: users.id });

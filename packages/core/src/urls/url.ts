@@ -69,7 +69,11 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
  * hostname or IPv4 with an optional `:port`, IDN as punycode. Null when it is none of those.
  */
 export function normalizeDomainName(raw: string): string | null {
-  let value = raw.trim().toLowerCase().replace(/^https?:\/\//, "").replace(/\/$/, "");
+  let value = raw
+    .trim()
+    .toLowerCase()
+    .replace(/^https?:\/\//, "")
+    .replace(/\/$/, "");
   if (!value || FORBIDDEN_CHARS.test(value) || value.length > 260) return null;
   const match = /^([^:/?#@\[\]]+)(?::(\d{1,5}))?$/.exec(value);
   if (!match?.[1]) return null;

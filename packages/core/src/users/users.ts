@@ -24,7 +24,11 @@ export async function getAccount({ ctx }: { ctx: Ctx }): Promise<User> {
 
 /** A user by email (case-insensitive), or null: for operator tools, which act as a user without their key. */
 export async function findUserByEmail(ctx: SystemCtx, email: string): Promise<User | null> {
-  const [user] = await ctx.db.select(userColumns).from(users).where(sql`lower(${users.email}) = lower(${email.trim()})`).limit(1);
+  const [user] = await ctx.db
+    .select(userColumns)
+    .from(users)
+    .where(sql`lower(${users.email}) = lower(${email.trim()})`)
+    .limit(1);
   return user ?? null;
 }
 
@@ -35,10 +39,7 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
   try {
     return await withTransaction(ctx, async (tx) => {
       const now = tx.now();
-      const [user] = await tx.db
-        .insert(users)
-        .values({ email: data.email, name: data.name, role: "user", createdAt: now, updatedAt: now })
-        .returning(userColumns);
+      const [user] = await tx.db.insert(users).values({ email: data.email, name: data.name, role: "user", createdAt: now, updatedAt: now }).returning(userColumns);
       if (!user) throw new Error("insert returned no row");
       const apiKey = await issueApiKey(tx.db, user.id);
       return { user, apiKey };
@@ -57,13 +58,7 @@ export async function listUsers({ ctx, input }: { ctx: Ctx; input: ListUsersInpu
   const where = params.search ? ilike(searchColumn, `%${escapeLike(params.search)}%`) : undefined;
   const order = params.sort === "asc" ? asc : desc;
   const [data, [total]] = await Promise.all([
-    ctx.db
-      .select(userColumns)
-      .from(users)
-      .where(where)
-      .orderBy(order(column), order(users.id))
-      .limit(params.per_page)
-      .offset(offsetOf(params.page, params.per_page)),
+    ctx.db.select(userColumns).from(users).where(where).orderBy(order(column), order(users.id)).limit(params.per_page).offset(offsetOf(params.page, params.per_page)),
     ctx.db.select({ n: count() }).from(users).where(where),
   ]);
   return { data, total: total?.n ?? 0, page: params.page, perPage: params.per_page };

@@ -37,7 +37,11 @@ export function coerceFormValues(schema: z.ZodType, value: unknown): unknown {
       const element = def.element as z.ZodType;
       let list = value;
       if (isNumeric(element)) {
-        if (typeof list === "string") list = list.split(",").map((s) => s.trim()).filter(Boolean);
+        if (typeof list === "string")
+          list = list
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean);
         else if (typeof list === "number") list = [list];
       }
       return Array.isArray(list) ? list.map((item) => coerceFormValues(element, item)) : list;

@@ -93,10 +93,7 @@ function parseField(key: string, schema: z.ZodType, value: unknown, values: Reco
  * Parses each field of `shape` on its own, so that every failing field is reported together and the
  * fields that did parse are available for the checks that need the database.
  */
-export function parseFields<T extends z.ZodRawShape>(
-  shape: T,
-  input: unknown,
-): { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
+export function parseFields<T extends z.ZodRawShape>(shape: T, input: unknown): { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
   const source = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
   const values: Record<string, unknown> = {};
   const errors: FieldErrors = {};
@@ -119,9 +116,7 @@ export function throwIfErrors(errors: FieldErrors): void {
  * absent is the same every time, so it is computed once, and only the fields present are parsed.
  * Same values and errors as `parseFields`.
  */
-export function createFieldsParser<T extends z.ZodRawShape>(
-  shape: T,
-): (input: Record<string, unknown>) => { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
+export function createFieldsParser<T extends z.ZodRawShape>(shape: T): (input: Record<string, unknown>) => { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
   const entries = Object.entries(shape).map(([key, schema]) => {
     const absent = parseFields({ [key]: schema } as z.ZodRawShape, {});
     return { key, schema: schema as z.ZodType, absent };

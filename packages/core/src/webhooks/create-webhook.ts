@@ -20,15 +20,7 @@ export type WebhookTargetOptions = {
  * A URL whose host is a non-public address literal or a `localhost` name is a 422 unless private
  * targets are allowed; names are checked after DNS at each delivery.
  */
-export async function createWebhook({
-  ctx,
-  input,
-  options = {},
-}: {
-  ctx: Ctx;
-  input: CreateWebhookInput;
-  options?: WebhookTargetOptions;
-}): Promise<{ webhook: Webhook; secret: string }> {
+export async function createWebhook({ ctx, input, options = {} }: { ctx: Ctx; input: CreateWebhookInput; options?: WebhookTargetOptions }): Promise<{ webhook: Webhook; secret: string }> {
   const { values, errors } = parseFields(CreateWebhookShape, input);
   if (values.url && !options.allowPrivateTargets) {
     const refused = refusedTargetReason(values.url);

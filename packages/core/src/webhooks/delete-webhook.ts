@@ -5,7 +5,10 @@ import { NotFoundError } from "../errors.ts";
 
 /** Deletes the caller's webhook with its deliveries and their attempts (foreign keys cascade). */
 export async function deleteWebhook({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
-  const [row] = await ctx.db.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.userId, ctx.actor.userId))).returning({ id: webhooks.id });
+  const [row] = await ctx.db
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.userId, ctx.actor.userId)))
+    .returning({ id: webhooks.id });
   if (!row) throw new NotFoundError("Webhook");
   return row;
 }

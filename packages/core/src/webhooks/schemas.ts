@@ -9,7 +9,13 @@ export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
 const EVENTS_MESSAGE = `The events must be a non-empty list of ${WEBHOOK_EVENT_TYPES.join(", ")}.`;
 
 /** Forms may send a list as one comma-separated string. */
-const splitList = (v: unknown) => (typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : v);
+const splitList = (v: unknown) =>
+  typeof v === "string"
+    ? v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : v;
 
 /**
  * `events[]=link.created&events[]=link.clicked`, `events=link.created,link.clicked` or a JSON array:

@@ -12,17 +12,7 @@ import { findOwnedWebhook, webhookColumns, type Webhook } from "./webhook.ts";
  * Changes the sent fields of the caller's webhook. A new URL, or enabling it again, starts its failure
  * count afresh (`failing_since` cleared); its pending deliveries go to the URL it has when each is sent.
  */
-export async function updateWebhook({
-  ctx,
-  id,
-  input,
-  options = {},
-}: {
-  ctx: Ctx;
-  id: number;
-  input: UpdateWebhookInput;
-  options?: WebhookTargetOptions;
-}): Promise<Webhook> {
+export async function updateWebhook({ ctx, id, input, options = {} }: { ctx: Ctx; id: number; input: UpdateWebhookInput; options?: WebhookTargetOptions }): Promise<Webhook> {
   const existing = await findOwnedWebhook(ctx.db, ctx.actor.userId, id);
   if (!existing) throw new NotFoundError("Webhook");
   const { values, errors } = parseFields(UpdateWebhookShape, input);

@@ -30,6 +30,9 @@ export const MAX_WEBHOOKS_PER_USER = 25;
 
 /** One of the user's webhooks, or undefined (another user's does not exist for them). */
 export async function findOwnedWebhook(db: Db, userId: number, id: number): Promise<Webhook | undefined> {
-  const [row] = await db.select(webhookColumns).from(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.userId, userId)));
+  const [row] = await db
+    .select(webhookColumns)
+    .from(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.userId, userId)));
   return row;
 }

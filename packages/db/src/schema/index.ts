@@ -1,22 +1,5 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  bigserial,
-  boolean,
-  check,
-  date,
-  index,
-  integer,
-  json,
-  jsonb,
-  pgTable,
-  primaryKey,
-  serial,
-  smallint,
-  text,
-  timestamp,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, check, date, index, integer, json, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const timestamps = {
   createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -35,7 +18,9 @@ export const users = pgTable(
     id: serial().primaryKey(),
     email: text().notNull(),
     name: text().notNull(),
-    role: text({ enum: ["admin", "user"] }).notNull().default("user"),
+    role: text({ enum: ["admin", "user"] })
+      .notNull()
+      .default("user"),
     ...timestamps,
   },
   (t) => [uniqueIndex("users_email_key").on(t.email)],
@@ -76,7 +61,9 @@ export const domains = pgTable(
   },
   (t) => [
     // A name is served by at most one (verified) domain; an unproven claim blocks no one else's (docs/adr/0016).
-    uniqueIndex("domains_name_key").on(t.name).where(sql`${t.verifiedAt} is not null`),
+    uniqueIndex("domains_name_key")
+      .on(t.name)
+      .where(sql`${t.verifiedAt} is not null`),
     uniqueIndex("domains_user_id_name_key").on(t.userId, t.name),
     index("domains_user_id_id_idx").on(t.userId, t.id),
     index("domains_name_trgm_idx").using("gin", sql`${t.name} gin_trgm_ops`),
@@ -162,10 +149,14 @@ export const links = pgTable(
     index("links_user_id_title_id_idx").on(t.userId, t.title, t.id),
     // By domain: the unique (domain_id, alias) index serves it. Most links have no space and no title:
     // those indexes leave them out (a filter or search on them implies a value). docs/adr/0012.
-    index("links_space_id_idx").on(t.spaceId).where(sql`${t.spaceId} is not null`),
+    index("links_space_id_idx")
+      .on(t.spaceId)
+      .where(sql`${t.spaceId} is not null`),
     index("links_alias_trgm_idx").using("gin", sql`${t.alias} gin_trgm_ops`),
     index("links_url_trgm_idx").using("gin", sql`${t.url} gin_trgm_ops`),
-    index("links_title_trgm_idx").using("gin", sql`${t.title} gin_trgm_ops`).where(sql`${t.title} is not null`),
+    index("links_title_trgm_idx")
+      .using("gin", sql`${t.title} gin_trgm_ops`)
+      .where(sql`${t.title} is not null`),
   ],
 );
 
@@ -238,10 +229,7 @@ export const linkStatsDaily = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.linkId, t.dimension, t.day, t.value] }),
-    check(
-      "link_stats_daily_dimension_check",
-      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer')`,
-    ),
+    check("link_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer')`),
   ],
 );
 
@@ -252,7 +240,9 @@ export const importJobs = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    status: text({ enum: ["queued", "running", "completed", "failed"] }).notNull().default("queued"),
+    status: text({ enum: ["queued", "running", "completed", "failed"] })
+      .notNull()
+      .default("queued"),
     idempotencyKey: text(),
     defaultDomainId: integer().references(() => domains.id, { onDelete: "set null" }),
     /**
@@ -272,10 +262,7 @@ export const importJobs = pgTable(
     startedAt: timestamp({ withTimezone: true, mode: "date" }),
     finishedAt: timestamp({ withTimezone: true, mode: "date" }),
   },
-  (t) => [
-    uniqueIndex("import_jobs_user_id_idempotency_key_key").on(t.userId, t.idempotencyKey),
-    index("import_jobs_user_id_id_idx").on(t.userId, t.id),
-  ],
+  (t) => [uniqueIndex("import_jobs_user_id_idempotency_key_key").on(t.userId, t.idempotencyKey), index("import_jobs_user_id_id_idx").on(t.userId, t.id)],
 );
 
 /**
@@ -381,7 +368,9 @@ export const webhookDeliveries = pgTable(
     type: text().notNull().$type<WebhookEventType>(),
     data: json().notNull(),
     eventAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
-    status: text({ enum: ["pending", "delivered", "failed"] }).notNull().default("pending"),
+    status: text({ enum: ["pending", "delivered", "failed"] })
+      .notNull()
+      .default("pending"),
     attempts: integer().notNull().default(0),
     nextAttemptAt: timestamp({ withTimezone: true, mode: "date" }),
     createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -389,8 +378,12 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     // The head of each webhook's queue: its oldest pending delivery.
-    index("webhook_deliveries_pending_idx").on(t.webhookId, t.id).where(sql`${t.status} = 'pending'`),
-    index("webhook_deliveries_finished_at_idx").on(t.finishedAt).where(sql`${t.status} <> 'pending'`),
+    index("webhook_deliveries_pending_idx")
+      .on(t.webhookId, t.id)
+      .where(sql`${t.status} = 'pending'`),
+    index("webhook_deliveries_finished_at_idx")
+      .on(t.finishedAt)
+      .where(sql`${t.status} <> 'pending'`),
   ],
 );
 
