@@ -158,7 +158,11 @@ const own = ts.transpileDeclaration(readFileSync(entry, "utf8"), { fileName: ent
 if (own.diagnostics?.length) fail(own.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n"));
 const importLine = /^import type \{ AppRouter \} from "@shortener\/api";\n/m;
 if (!importLine.test(own.outputText)) fail('the declarations of src/index.ts do not import type { AppRouter } from "@shortener/api" on one line');
-const text = own.outputText.replace(importLine, `${routerDeclaration}\n`).replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n");
+// Relative imports name the built files (`./webhooks.ts` → `./webhooks.js`), as tsc's rewriteRelativeImportExtensions does for the JavaScript.
+const text = own.outputText
+  .replace(importLine, `${routerDeclaration}\n`)
+  .replace(/(from "\.{1,2}\/[^"]+)\.ts"/g, '$1.js"')
+  .replace(/\n\/\/# sourceMappingURL=.*\n?$/, "\n");
 if (/@shortener\//.test(text.replace(/"@shortener\/client"/g, ""))) fail("the declarations still name a workspace package");
 
 mkdirSync(dirname(out), { recursive: true });

@@ -102,17 +102,31 @@ describe("@shortener/client, packed and installed outside the workspace", () => 
     await pnpm(["pack", "--pack-destination", packDir], CLIENT);
     const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith(".tgz")) ?? "");
     const { stdout: listing } = await run("tar", ["-tzf", tarball]);
-    expect(listing.split("\n").filter(Boolean).sort()).toEqual(["package/README.md", "package/dist/index.d.ts", "package/dist/index.js", "package/dist/index.js.map", "package/package.json"]);
+    expect(listing.split("\n").filter(Boolean).sort()).toEqual([
+      "package/LICENSE",
+      "package/README.md",
+      "package/dist/index.d.ts",
+      "package/dist/index.js",
+      "package/dist/index.js.map",
+      "package/dist/webhooks.d.ts",
+      "package/dist/webhooks.js",
+      "package/dist/webhooks.js.map",
+      "package/package.json",
+    ]);
     const { stdout: manifestText } = await run("tar", ["-xzOf", tarball, "package/package.json"]);
     expect(manifestText).not.toMatch(/catalog:|workspace:/);
     const manifest = JSON.parse(manifestText) as Record<string, any>;
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.peerDependencies).toEqual({ "@trpc/client": `^${TRPC_VERSION}`, "@trpc/server": `^${TRPC_VERSION}` });
-    expect(manifest.exports).toEqual({ ".": { types: "./dist/index.d.ts", default: "./dist/index.js" } });
+    expect(manifest.exports).toEqual({
+      ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
+      "./webhooks": { types: "./dist/webhooks.d.ts", default: "./dist/webhooks.js" },
+    });
     expect(manifest.private).toBeUndefined();
     const { stdout: declarations } = await run("tar", ["-xzOf", tarball, "package/dist/index.d.ts"]);
     expect(declarations).not.toMatch(/@shortener\/(api|core|db|launcher)|drizzle|fastify|pglite|from "zod"|import\(/);
-    expect([...declarations.matchAll(/from "([^"]+)"/g)].map((m) => m[1]).sort()).toEqual(["@trpc/client", "@trpc/server", "@trpc/server"]);
+    // The tRPC peers, and the package's own webhook helper (dist/webhooks.d.ts), by its built name.
+    expect([...declarations.matchAll(/from "([^"]+)"/g)].map((m) => m[1]).sort()).toEqual(["./webhooks.js", "./webhooks.js", "@trpc/client", "@trpc/server", "@trpc/server"]);
 
     // 3. A new project outside the workspace; npm installs the tarball and its peers.
     const project = join(work, "consumer");

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { FieldErrors } from "../src/errors.ts";
 import { isAliasShaped, isReservedAlias, RANDOM_ALIAS_ATTEMPTS, RANDOM_ALIAS_LENGTH, randomAlias, RESERVED_PATHS, SERVICE_PATHS } from "../src/links/alias.ts";
 import { draftNewLink } from "../src/links/draft-link.ts";
-import { CreateLinkShape } from "../src/links/schemas.ts";
+import { CreateLinkInput, CreateLinkShape } from "../src/links/schemas.ts";
+import { coerceFormValues } from "../src/validation/coerce-form-values.ts";
 import { parseFields } from "../src/validation/fields.ts";
 
 describe("the alias shape (links/alias.ts): the schema and the visitor side use it", () => {
@@ -49,8 +50,9 @@ describe("the random-alias policy (one for create and import)", () => {
 
 describe("draftNewLink: one draft builder for create and import", () => {
   const now = new Date("2030-01-01T00:00:00Z");
+  // Form values, as REST and import rows send them: coerced to the schema's types first, as they do.
   const draftOf = (input: Record<string, unknown>) => {
-    const { values, errors } = parseFields(CreateLinkShape, input);
+    const { values, errors } = parseFields(CreateLinkShape, coerceFormValues(CreateLinkInput, input) as Record<string, unknown>);
     const draft = draftNewLink(values, now, errors);
     return { draft, errors };
   };
@@ -113,7 +115,7 @@ describe("draftNewLink: one draft builder for create and import", () => {
     [{ expiration_time: "10:00" }, "expiration_time"],
   ] as Array<[Record<string, unknown>, string]>)("reports the cross-field rules: %j → %s", (extra, field) => {
     const errors: FieldErrors = {};
-    const { values } = parseFields(CreateLinkShape, { url: "https://example.com/", domain_id: 1, ...extra });
+    const { values } = parseFields(CreateLinkShape, coerceFormValues(CreateLinkInput, { url: "https://example.com/", domain_id: 1, ...extra }) as Record<string, unknown>);
     draftNewLink(values, now, errors);
     expect(Object.keys(errors)).toEqual([field]);
   });

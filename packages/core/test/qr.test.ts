@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createQrCache, parseInput, QrOptionsInput, renderQr, ValidationError } from "../src/index.ts";
+import { coerceFormValues, createQrCache, parseInput, QrOptionsInput, renderQr, ValidationError } from "../src/index.ts";
 
 describe("QR options (CONTRACT §17)", () => {
   it("defaults: svg, 512 px, margin 2, ecc M; strings from forms and query strings are read", () => {
     expect(parseInput(QrOptionsInput, {})).toEqual({ format: "svg", size: 512, margin: 2, ecc: "M" });
-    expect(parseInput(QrOptionsInput, { format: "png", size: "64", margin: "0", ecc: "h" })).toEqual({ format: "png", size: 64, margin: 0, ecc: "H" });
+    expect(parseInput(QrOptionsInput, coerceFormValues(QrOptionsInput, { format: "png", size: "64", margin: "0", ecc: "h" }))).toEqual({ format: "png", size: 64, margin: 0, ecc: "H" });
     expect(parseInput(QrOptionsInput, { size: 2048, margin: 16 })).toMatchObject({ size: 2048, margin: 16 });
   });
 

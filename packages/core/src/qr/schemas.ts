@@ -17,7 +17,7 @@ export const QrOptionsInput = z.object({
   format: defaulted(stringEnumField("format", QR_FORMATS), "svg"),
   size: defaulted(intField("size", { min: QR_MIN_SIZE, max: QR_MAX_SIZE }), 512),
   margin: defaulted(intField("margin", { min: 0, max: QR_MAX_MARGIN }), 2),
-  ecc: defaulted(z.preprocess((v) => (typeof v === "string" ? v.trim().toUpperCase() : v), stringEnumField("ecc", QR_ECC_LEVELS)) as unknown as z.ZodType<QrEcc, unknown>, "M"),
+  ecc: defaulted(z.preprocess((v) => (typeof v === "string" ? v.trim().toUpperCase() : v), stringEnumField("ecc", QR_ECC_LEVELS)) as unknown as z.ZodType<QrEcc, QrEcc>, "M"),
 });
 export type QrOptionsInput = z.input<typeof QrOptionsInput>;
 export type QrOptions = z.output<typeof QrOptionsInput>;

@@ -78,7 +78,8 @@ export function createFailedTries(options: {
     count,
     remaining: 0,
     resetAt,
-    retryAfter: Math.max(1, Math.ceil((resetAt - at) / 1000)),
+    // Never more than the window: a store's clock (the database's) may run a little ahead of this one.
+    retryAfter: Math.min(Math.ceil(limit.windowMs / 1000), Math.max(1, Math.ceil((resetAt - at) / 1000))),
   });
 
   const logFailure = (error: unknown, what: string) => {
