@@ -1,8 +1,13 @@
 import pino from "pino";
 import { parseEnv } from "./env.ts";
+import { prepareEmbeddedInChild } from "./embedded.ts";
+import { settleMemory } from "./settle-memory.ts";
 import { startServer } from "./server.ts";
 import { startErrorLine } from "./start-errors.ts";
 import { welcome } from "./welcome.ts";
+
+/** How long after the start the start's garbage is collected (settle-memory.ts). */
+const SETTLE_AFTER_MS = 5_000;
 
 let env;
 try {
@@ -17,7 +22,7 @@ const logger = pino({ level: env.LOG_LEVEL, timestamp: pino.stdTimeFunctions.iso
 const accessLog = env.ACCESS_LOG === "off" ? undefined : pino.destination({ dest: 1, sync: false });
 let running;
 try {
-  running = await startServer(env, logger, { ...(accessLog ? { writeAccessLog: (line: string) => void accessLog.write(line) } : {}) });
+  running = await startServer(env, logger, { prepareEmbedded: prepareEmbeddedInChild, ...(accessLog ? { writeAccessLog: (line: string) => void accessLog.write(line) } : {}) });
 } catch (error) {
   // A setting the operator can fix: one line naming it, no stack (CONTRACT §13, §16).
   const line = startErrorLine(error, env);
@@ -26,6 +31,8 @@ try {
   process.exit(1);
 }
 
+// Once the start is over and traffic has not yet come, the garbage of the start is collected.
+setTimeout(settleMemory, SETTLE_AFTER_MS).unref();
 console.log(welcome(running.url, running.boot, running.database.driver, { services: env.SERVICES, metricsPort: env.METRICS_PORT, host: env.HOST }));
 
 let stopping = false;

@@ -9,19 +9,13 @@ import type { Importer } from "@shortener/importer";
 import type { RedirectApp } from "@shortener/redirect";
 import { loggableError, openFailedTries } from "@shortener/web-guard";
 import { createAccessLog } from "./access-log.ts";
+import { EMBEDDED_SETTINGS, needsInitdb } from "./embedded.ts";
 import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
 import { createMetrics, serveMetrics, type Metrics } from "./metrics.ts";
 import { reasonOf, redactUrl, StartError } from "./start-errors.ts";
 
 type ApiApp = Awaited<ReturnType<typeof createApi>>;
-
-/**
- * The embedded database's buffer pool: PGlite's default (128 MB) is resident memory inside its
- * WebAssembly heap from the first query on; 32 MB holds the working set of a single-process
- * deployment (the hot links are cached by the visitor side anyway).
- */
-const EMBEDDED_SETTINGS = { shared_buffers: "32MB" } as const;
 
 export type RunningServer = {
   server: Server;
@@ -40,7 +34,17 @@ export type StartOptions = {
    * says: tests and benchmarks that start a server in process stay quiet.
    */
   writeAccessLog?: (line: string) => void;
+  /**
+   * Creates the embedded database when DATA_DIR holds none yet, before this process opens it (main.ts:
+   * in a child process, see embedded.ts). Omitted, this process creates it itself.
+   */
+  prepareEmbedded?: (dataDir: string) => Promise<void>;
 };
+
+async function openEmbedded(dataDir: string, prepare: StartOptions["prepareEmbedded"]): Promise<Database> {
+  if (prepare && needsInitdb(dataDir)) await prepare(dataDir);
+  return openDb({ dataDir, pgliteSettings: EMBEDDED_SETTINGS });
+}
 
 /** The name visitors and the API use for this service's own address. */
 export function localDomainName(host: string, port: number): string {
@@ -139,9 +143,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
   };
   try {
     if (env.REDIS_URL) await probeRedis(env.REDIS_URL);
-    const database = env.DATABASE_URL
-      ? await openPostgres(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE, pool: "main" })
-      : await openDb({ dataDir: resolve(env.DATA_DIR), pgliteSettings: EMBEDDED_SETTINGS });
+    const database = env.DATABASE_URL ? await openPostgres(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE, pool: "main" }) : await openEmbedded(resolve(env.DATA_DIR), opts.prepareEmbedded);
     closers.push(() => database.close());
     await migrate(database);
     const sys = { db: database.db, now };
