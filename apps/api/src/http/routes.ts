@@ -1,20 +1,38 @@
 import type { FastifyInstance, RouteHandlerMethod } from "fastify";
 import { HttpError, notFound } from "../errors.ts";
+import type { RouteScope } from "./auth.ts";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 type Method = (typeof METHODS)[number];
 
-/** Registers `handlers` on `path`, and a 405 for every other method (CONTRACT §2). */
-export function resource(app: FastifyInstance, path: string, handlers: Partial<Record<Method, RouteHandlerMethod>>): void {
-  const allowed = METHODS.filter((m) => handlers[m]);
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The scope a key needs for this route (CONTRACT §17); absent on the 405 answers. */
+    scope?: RouteScope;
+    isMethodNotAllowed?: boolean;
+  }
+}
+
+/**
+ * Registers `handlers` on `path`, and a 405 for every other method (CONTRACT §2). `scopes` names, for
+ * each method handled, the scope a key needs (CONTRACT §17): the one place a route's scope is declared.
+ * The API's guard checks it (app.ts); the OpenAPI document and the scope matrix test read it back
+ * through `registeredRoutes`.
+ */
+export function resource<M extends Method>(app: FastifyInstance, path: string, scopes: Record<M, RouteScope>, handlers: Record<NoInfer<M>, RouteHandlerMethod>): void {
+  const byMethod = handlers as Partial<Record<Method, RouteHandlerMethod>>;
+  const scopeOf = scopes as Partial<Record<Method, RouteScope>>;
+  const allowed = METHODS.filter((m) => byMethod[m]);
   const allow = allowed.join(", ");
   for (const method of METHODS) {
-    const handler = handlers[method];
+    const handler = byMethod[method];
+    const scope = scopeOf[method];
+    if (handler && !scope) throw new Error(`${method} ${path} declares no scope`);
     app.route({
       method,
       url: path,
       // The 405 answers are not operations: the OpenAPI test leaves them out (registeredRoutes).
-      config: { isMethodNotAllowed: !handler },
+      config: handler ? { isMethodNotAllowed: false, scope } : { isMethodNotAllowed: true },
       handler:
         handler ??
         (async (_request, reply) => {
