@@ -32,8 +32,16 @@ const scopes = z.preprocess(
     .transform((list) => API_KEY_SCOPES.filter((scope) => list.includes(scope))),
 );
 
+/** `YYYY-MM-DD` names a day that exists (Date would roll 2027-02-30 over into March). */
+function isCalendarDate(ymd: string): boolean {
+  const [y = 0, m = 0, d = 0] = ymd.split("-").map(Number);
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
+
 export const CreateApiKeyInput = z.object({
-  name: z.preprocess((v: string) => (typeof v === "string" ? v.trim() : v), textField("name", 1, KEY_NAME_MAX)),
+  /** 1–100 characters after trimming; absent or blank: "required". */
+  name: z.preprocess((v: string) => (typeof v === "string" ? v.trim() : ((v as string | null | undefined) ?? "")), textField("name", 1, KEY_NAME_MAX)),
   scopes,
   /**
    * When the key stops working: an ISO-8601 moment (`2027-01-01T00:00:00Z`) or a date (midnight UTC),
@@ -49,7 +57,7 @@ export const CreateApiKeyInput = z.object({
       // A date is midnight UTC; a time without an offset is UTC too (CONTRACT §1: timestamps are UTC).
       const text = /^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : /(?:Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`;
       const date = new Date(text.replace(" ", "T"));
-      if (!isIso || Number.isNaN(date.getTime())) {
+      if (!isIso || Number.isNaN(date.getTime()) || !isCalendarDate(v.slice(0, 10))) {
         issue.addIssue({ code: "custom", message: "The expires at must be an ISO-8601 date or date-time." });
         return z.NEVER;
       }
