@@ -85,7 +85,10 @@ describe("POST /api/v1/account/api-keys", () => {
           expires_at: ["The expires at must be an ISO-8601 date or date-time."],
         },
       ],
-      [{ name: "   ", scopes: "" }, { name: ["The name field is required."], scopes: ["The scopes must be a non-empty list of links:read, links:write, domains:read, domains:write, stats:read, imports:write, account."] }],
+      [
+        { name: "   ", scopes: "" },
+        { name: ["The name field is required."], scopes: ["The scopes must be a non-empty list of links:read, links:write, domains:read, domains:write, stats:read, imports:write, account."] },
+      ],
       [{ name: "past", scopes: "links:read", expires_at: "2026-11-24T09:59:59Z" }, { expires_at: ["The expires at must be a date in the future."] }],
       [{ name: "now", scopes: "links:read", expires_at: "2026-11-24T10:00:00Z" }, { expires_at: ["The expires at must be a date in the future."] }],
       [{ name: "bad date", scopes: "links:read", expires_at: "2027-02-30" }, { expires_at: ["The expires at must be an ISO-8601 date or date-time."] }],
@@ -237,7 +240,8 @@ describe("last_used_at", () => {
     const user = await api.user();
     const a = await createKey(user, { name: "a", scopes: "account" });
     const b = await createKey(user, { name: "b", scopes: "account" });
-    const written = async () => Object.fromEntries((await Promise.all([a, b].map(async (k) => [k.name, (await storedKey(k.id))?.last_used_at ?? null] as const))).map(([n, v]) => [n, v && new Date(v).toISOString()]));
+    const written = async () =>
+      Object.fromEntries((await Promise.all([a, b].map(async (k) => [k.name, (await storedKey(k.id))?.last_used_at ?? null] as const))).map(([n, v]) => [n, v && new Date(v).toISOString()]));
     const t0 = now.toISOString();
     for (let i = 0; i < 10; i++) cache.touch(a.id);
     await cache.settle();
@@ -263,7 +267,9 @@ describe("tRPC: account.apiKeys", () => {
     expect(created).toMatchObject({ name: "from trpc", scopes: ["links:read"], expires_at: "2031-01-01T00:00:00.000Z", last_used_at: null });
     expect(created.prefix).toBe(created.api_key.slice(0, 8));
     const list = await client.account.apiKeys.list.query({});
-    expect(list.data).toEqual([{ id: created.id, name: created.name, prefix: created.prefix, scopes: created.scopes, expires_at: created.expires_at, last_used_at: null, created_at: created.created_at }]);
+    expect(list.data).toEqual([
+      { id: created.id, name: created.name, prefix: created.prefix, scopes: created.scopes, expires_at: created.expires_at, last_used_at: null, created_at: created.created_at },
+    ]);
 
     const scoped = trpcClient(api.app, created.api_key);
     expect((await scoped.links.list.query({})).meta.total).toBe(0);

@@ -42,9 +42,11 @@ beforeAll(async () => {
     throw thrower((request.params as { code: string }).code);
   });
   const testRouter = router({
-    throw: scoped("links:read").input(z.object({ code: z.string() })).query(({ input }) => {
-      throw thrower(input.code);
-    }),
+    throw: scoped("links:read")
+      .input(z.object({ code: z.string() }))
+      .query(({ input }) => {
+        throw thrower(input.code);
+      }),
   });
   await registerTrpc(app, { deps, guard: async () => ({ userId: 1, role: "user", keyId: 1, scopes: API_KEY_SCOPES, expiresAt: null }), router: testRouter, prefix: "/test-trpc" });
   await app.ready();

@@ -33,7 +33,13 @@ beforeAll(async () => {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body.data.api_key as string;
     };
-    keys.set(scope, { only: await create([scope], `only ${scope}`), allBut: await create(API_KEY_SCOPES.filter((s) => s !== scope), `all but ${scope}`) });
+    keys.set(scope, {
+      only: await create([scope], `only ${scope}`),
+      allBut: await create(
+        API_KEY_SCOPES.filter((s) => s !== scope),
+        `all but ${scope}`,
+      ),
+    });
   }
 });
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, RouteHandlerMethod } from "fastify";
 import { HttpError, notFound } from "../errors.ts";
+import type { Scope } from "@shortener/core";
 import type { RouteScope } from "./auth.ts";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -13,26 +14,27 @@ declare module "fastify" {
   }
 }
 
+/** The scopes of a resource whose reads and changes differ: `read` for GET, `write` for every other method. */
+export type ReadWriteScopes = { read: Scope; write: Scope };
+
 /**
- * Registers `handlers` on `path`, and a 405 for every other method (CONTRACT §2). `scopes` names, for
- * each method handled, the scope a key needs (CONTRACT §17): the one place a route's scope is declared.
- * The API's guard checks it (app.ts); the OpenAPI document and the scope matrix test read it back
- * through `registeredRoutes`.
+ * Registers `handlers` on `path`, and a 405 for every other method (CONTRACT §2). `scope` is what a key
+ * needs (CONTRACT §17): one scope for every method, or `{ read, write }` (GET needs `read`, the other
+ * methods `write`); `public` for the few routes outside the API's guard. It is the one place a route's
+ * scope is declared: the API's guard checks it (app.ts); the OpenAPI document and the scope matrix test
+ * read it back through `registeredRoutes` (docs/adr/0027-scoped-api-keys.md).
  */
-export function resource<M extends Method>(app: FastifyInstance, path: string, scopes: Record<M, RouteScope>, handlers: Record<NoInfer<M>, RouteHandlerMethod>): void {
-  const byMethod = handlers as Partial<Record<Method, RouteHandlerMethod>>;
-  const scopeOf = scopes as Partial<Record<Method, RouteScope>>;
-  const allowed = METHODS.filter((m) => byMethod[m]);
+export function resource(app: FastifyInstance, path: string, scope: RouteScope | ReadWriteScopes, handlers: Partial<Record<Method, RouteHandlerMethod>>): void {
+  const allowed = METHODS.filter((m) => handlers[m]);
   const allow = allowed.join(", ");
   for (const method of METHODS) {
-    const handler = byMethod[method];
-    const scope = scopeOf[method];
-    if (handler && !scope) throw new Error(`${method} ${path} declares no scope`);
+    const handler = handlers[method];
+    const needs = typeof scope === "string" ? scope : method === "GET" ? scope.read : scope.write;
     app.route({
       method,
       url: path,
       // The 405 answers are not operations: the OpenAPI test leaves them out (registeredRoutes).
-      config: handler ? { isMethodNotAllowed: false, scope } : { isMethodNotAllowed: true },
+      config: handler ? { isMethodNotAllowed: false, scope: needs } : { isMethodNotAllowed: true },
       handler:
         handler ??
         (async (_request, reply) => {

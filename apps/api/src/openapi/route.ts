@@ -9,10 +9,10 @@ import { getOpenApiDocument, type ScopeOf } from "./document.ts";
  * `scopeOf` gives each operation the scope its route declares.
  */
 export function openApiRoutes(app: FastifyInstance, scopeOf: ScopeOf): void {
-  resource(app, "/api/v1/openapi.json", { GET: "public" }, {
+  resource(app, "/api/v1/openapi.json", "public", {
     GET: async (_request, reply) => reply.code(200).header("cache-control", "no-cache").send(getOpenApiDocument(scopeOf)),
   });
-  resource(app, "/api/docs", { GET: "public" }, {
+  resource(app, "/api/docs", "public", {
     GET: async (_request, reply) =>
       reply
         .code(200)
@@ -25,7 +25,7 @@ export function openApiRoutes(app: FastifyInstance, scopeOf: ScopeOf): void {
         })
         .send(DOCS_PAGE),
   });
-  resource(app, "/api/docs/redoc.standalone.js", { GET: "public" }, {
+  resource(app, "/api/docs/redoc.standalone.js", "public", {
     GET: async (_request, reply) => {
       const bundle = await readRedocBundle();
       return reply

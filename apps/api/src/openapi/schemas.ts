@@ -174,7 +174,11 @@ export const bulkDeletedEnvelope = (object: "link") => z.strictObject({ data: z.
 
 export const ErrorJson = z.strictObject({
   message: z.string(),
-  code: z.string().describe("unauthenticated, forbidden (also a key without the operation's scope), not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, internal_error, bad_request"),
+  code: z
+    .string()
+    .describe(
+      "unauthenticated, forbidden (also a key without the operation's scope), not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, internal_error, bad_request",
+    ),
   status: z.int(),
 });
 

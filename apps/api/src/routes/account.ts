@@ -26,11 +26,11 @@ import { toUserJson } from "../serialize/users.ts";
  * All of it needs the `account` scope (user management also the admin role, checked by core).
  */
 export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  resource(app, "/account", { GET: "account" }, {
+  resource(app, "/account", "account", {
     GET: async (request, reply) => sendOne(reply, toUserJson(await getAccount({ ctx: ctxOf(deps, request) }))),
   });
 
-  resource(app, "/account/api-key", { POST: "account" }, {
+  resource(app, "/account/api-key", "account", {
     POST: async (request, reply) => {
       const keyId = request.auth?.keyId ?? 0;
       const { apiKey } = await rotateApiKey({ ctx: ctxOf(deps, request), keyId });
@@ -38,7 +38,7 @@ export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
 
-  resource(app, "/account/api-keys", { GET: "account", POST: "account" }, {
+  resource(app, "/account/api-keys", "account", {
     GET: async (request, reply) => sendList(request, reply, await listApiKeys({ ctx: ctxOf(deps, request), input: formInput(ListApiKeysInput, request.query) }), apiKeyJson),
     POST: async (request, reply) => {
       const { apiKey, secret } = await createApiKey({ ctx: ctxOf(deps, request), input: formInput(CreateApiKeyInput, request.body) });
@@ -46,11 +46,11 @@ export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
 
-  resource(app, "/account/api-keys/:id", { DELETE: "account" }, {
+  resource(app, "/account/api-keys/:id", "account", {
     DELETE: async (request, reply) => sendDeleted(reply, (await deleteApiKey({ ctx: ctxOf(deps, request), id: idParam(request.params) })).id, "api_key"),
   });
 
-  resource(app, "/users", { GET: "account", POST: "account" }, {
+  resource(app, "/users", "account", {
     GET: async (request, reply) => sendList(request, reply, await listUsers({ ctx: ctxOf(deps, request), input: formInput(ListUsersInput, request.query) }), toUserJson),
     POST: async (request, reply) => {
       const { user, apiKey } = await createUser({ ctx: ctxOf(deps, request), input: formInput(CreateUserInput, request.body) });
@@ -58,7 +58,7 @@ export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
 
-  resource(app, "/users/:id", { DELETE: "account" }, {
+  resource(app, "/users/:id", "account", {
     DELETE: async (request, reply) => {
       const { id } = await deleteUser({ ctx: ctxOf(deps, request), input: { id: idParam(request.params) } });
       return sendDeleted(reply, id, "user");

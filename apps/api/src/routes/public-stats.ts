@@ -176,7 +176,7 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
   }
 
   // Public: the link's privacy decides (an owner's key needs stats:read, above), not the API's guard.
-  resource(app, "/stats/:id", { GET: "public", POST: "public" }, {
+  resource(app, "/stats/:id", "public", {
     GET: async (request, reply) => {
       const { found, limited } = await resolveOr429(request, reply);
       if (limited) return limited;

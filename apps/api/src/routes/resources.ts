@@ -22,20 +22,18 @@ function crud<T, J, O extends ResourceObject>(
   spec: ResourceSpec<T, J, O, z.ZodType, z.ZodType, z.ZodType>,
   json: Serializers,
   /** More methods on the collection's path (the links' bulk PATCH and DELETE, CONTRACT §17). */
-  collection: { PATCH: RouteHandlerMethod; DELETE: RouteHandlerMethod } | undefined = undefined,
+  collection: { PATCH?: RouteHandlerMethod; DELETE?: RouteHandlerMethod } = {},
 ): void {
   const { path, object, verbs, input, scopes } = spec;
   const toJson = spec.toJson(json);
-  const { read, write } = scopes;
-  const list: RouteHandlerMethod = async (request, reply) =>
-    sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: formInput(input.list, request.query) }), toJson);
-  const create: RouteHandlerMethod = async (request, reply) =>
-    sendOne(reply, toJson(await verbs.create({ ctx: ctxOf(deps, request), input: formInput(input.create, request.body) })), 201);
-  if (collection) resource(app, path, { GET: read, POST: write, PATCH: write, DELETE: write }, { GET: list, POST: create, ...collection });
-  else resource(app, path, { GET: read, POST: write }, { GET: list, POST: create });
+  resource(app, path, scopes, {
+    GET: async (request, reply) => sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: formInput(input.list, request.query) }), toJson),
+    POST: async (request, reply) => sendOne(reply, toJson(await verbs.create({ ctx: ctxOf(deps, request), input: formInput(input.create, request.body) })), 201),
+    ...collection,
+  });
   const update: RouteHandlerMethod = async (request, reply) =>
     sendOne(reply, toJson(await verbs.update({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(input.update, request.body) })));
-  resource(app, `${path}/:id`, { GET: read, PUT: write, PATCH: write, DELETE: write }, {
+  resource(app, `${path}/:id`, scopes, {
     GET: async (request, reply) => sendOne(reply, toJson(await verbs.get({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
     PUT: update,
     PATCH: update,
@@ -49,7 +47,7 @@ function crud<T, J, O extends ResourceObject>(
 export function resourceRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, domainsOf: DomainVerbs): void {
   crud(app, deps, resources.links, json, bulkLinkHandlers(deps, json));
   crud(app, deps, { ...resources.domains, verbs: { ...resources.domains.verbs, create: ({ ctx, input }) => domainsOf.create({ ctx, input: input as core.CreateDomainInput }) } }, json);
-  resource(app, "/domains/:id/verify", { POST: "domains:write" }, {
+  resource(app, "/domains/:id/verify", "domains:write", {
     POST: async (request, reply) => sendOne(reply, json.domain(await domainsOf.verify({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
   });
   crud(app, deps, resources.spaces, json);

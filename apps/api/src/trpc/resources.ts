@@ -22,14 +22,22 @@ export function crudProcedures<T, J, O extends ResourceObject, L extends z.ZodTy
   const read = () => scoped(spec.scopes.read);
   const write = () => scoped(spec.scopes.write);
   return {
-    list: read().input(input.list).query(async ({ ctx, input }) => toListJson(await verbs.list({ ctx: ctx.core, input }), spec.toJson(ctx.json))),
-    get: read().input(IdInput).query(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.get({ ctx: ctx.core, id: input.id }))),
-    create: write().input(input.create).mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.create({ ctx: ctx.core, input }))),
+    list: read()
+      .input(input.list)
+      .query(async ({ ctx, input }) => toListJson(await verbs.list({ ctx: ctx.core, input }), spec.toJson(ctx.json))),
+    get: read()
+      .input(IdInput)
+      .query(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.get({ ctx: ctx.core, id: input.id }))),
+    create: write()
+      .input(input.create)
+      .mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.create({ ctx: ctx.core, input }))),
     update: write()
       .input(IdInput)
       .input<U>(input.update as never)
       .mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.update({ ctx: ctx.core, id: input.id, input }))),
-    delete: write().input(IdInput).mutation(async ({ ctx, input }) => toDeletedJson(await verbs.delete({ ctx: ctx.core, id: input.id }), spec.object)),
+    delete: write()
+      .input(IdInput)
+      .mutation(async ({ ctx, input }) => toDeletedJson(await verbs.delete({ ctx: ctx.core, id: input.id }), spec.object)),
   };
 }
 
@@ -37,9 +45,13 @@ export const linksRouter = crudRouter(resources.links);
 /** Domains: creating one and verifying it follow the operator's settings (CONTRACT §14), kept in the context. */
 export const domainsRouter = router({
   ...crudProcedures(resources.domains),
-  create: scoped("domains:write").input(CreateDomainInput).mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.create({ ctx: ctx.core, input }))),
+  create: scoped("domains:write")
+    .input(CreateDomainInput)
+    .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.create({ ctx: ctx.core, input }))),
   /** CONTRACT §14: looks the TXT record up; the domain, now verified, or a 422 on `name`. */
-  verify: scoped("domains:write").input(IdInput).mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
+  verify: scoped("domains:write")
+    .input(IdInput)
+    .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
 });
 export const spacesRouter = crudRouter(resources.spaces);
 export const pixelsRouter = crudRouter(resources.pixels);

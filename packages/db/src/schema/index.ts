@@ -49,11 +49,7 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp({ withTimezone: true, mode: "date" }),
     revokedAt: timestamp({ withTimezone: true, mode: "date" }),
   },
-  (t) => [
-    uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
-    index("api_keys_user_id_idx").on(t.userId),
-    check("api_keys_named_scoped", sql`(${t.name} is null) = (${t.scopes} is null)`),
-  ],
+  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_user_id_idx").on(t.userId), check("api_keys_named_scoped", sql`(${t.name} is null) = (${t.scopes} is null)`)],
 );
 
 export const domains = pgTable(
