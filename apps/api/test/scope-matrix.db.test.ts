@@ -83,6 +83,11 @@ describe("REST: every operation under /api/v1 × its scope", () => {
       const refused = await api.call(allBut, route.method as "GET", url, route.method === "GET" ? undefined : {});
       expect(refused.status, `${route.method} ${route.url} without ${scope}`).toBe(403);
       expect(refused.body).toEqual({ message: `This API key does not have the ${scope} scope.`, code: "forbidden", status: 403 });
+      if (route.method === "GET") {
+        // Fastify's HEAD twin of a GET runs the same handler: it is guarded by the same scope.
+        const head = await api.app.inject({ method: "HEAD", url, headers: { authorization: `Bearer ${allBut}` } });
+        expect(head.statusCode, `HEAD ${route.url} without ${scope}`).toBe(403);
+      }
       const allowed = await api.call(only, route.method as "GET", url, route.method === "GET" ? undefined : {});
       expect([401, 403], `${route.method} ${route.url} with only ${scope}: ${allowed.status} ${JSON.stringify(allowed.body)}`).not.toContain(allowed.status);
       if (route.method === "GET" && !route.url.includes(":")) expect(allowed.status, `${route.method} ${route.url} with only ${scope}`).toBe(200);
