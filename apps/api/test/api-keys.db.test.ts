@@ -111,6 +111,11 @@ describe("POST /api/v1/account/api-keys", () => {
     expect(over.body.message).toEqual({ name: [`You cannot have more than ${MAX_NAMED_KEYS_PER_USER} API keys; delete one first.`] });
     expect((await api.call(user, "DELETE", `/api/v1/account/api-keys/${ids[0]}`)).status).toBe(200);
     await createKey(user, { name: "one more", scopes: "links:read" });
+    // Creates at once cannot both take the last place (the user's row is locked while counting).
+    expect((await api.call(user, "DELETE", `/api/v1/account/api-keys/${ids[1]}`)).status).toBe(200);
+    const racing = await Promise.all([1, 2, 3].map((i) => api.call(user, "POST", "/api/v1/account/api-keys", { name: `race ${i}`, scopes: "links:read" })));
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 422, 422]);
+    expect((await api.call(user, "GET", "/api/v1/account/api-keys")).body.meta.total).toBe(MAX_NAMED_KEYS_PER_USER);
     // Another user's count is their own.
     await createKey(await api.user(), { name: "elsewhere", scopes: "links:read" });
   });
