@@ -6,7 +6,7 @@ import { loggableError, openFailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "./deps.ts";
 import { createDomainVerbs } from "./domain-policy.ts";
 import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
-import { createGuard } from "./http/auth.ts";
+import { assertScope, createGuard, type RouteScope } from "./http/auth.ts";
 import { createBaseUrls } from "./http/base-url.ts";
 import { createKeyCache } from "./http/key-cache.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
@@ -45,8 +45,8 @@ function answerFrameworkError(error: { code?: string }, request: FastifyRequest,
   return reply.code(status).send({ message, code: isTooLong ? "uri_too_long" : "bad_request", status });
 }
 
-/** A route as registered: method and URL pattern (`/api/v1/links/:id`). */
-export type RegisteredRoute = { method: string; url: string };
+/** A route as registered: method, URL pattern (`/api/v1/links/:id`) and the scope it declares (CONTRACT §17; none for routes outside `resource()`). */
+export type RegisteredRoute = { method: string; url: string; scope: RouteScope | undefined };
 
 const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
 
@@ -56,6 +56,18 @@ const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
  */
 export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
   return [...(ROUTES.get(app) ?? [])];
+}
+
+const SCOPE_OF = new WeakMap<FastifyInstance, (method: string, url: string) => RouteScope | undefined>();
+
+/** The scope a route of `app` declares, by method and URL pattern; one function per app (the OpenAPI document is cached by it). */
+export function scopeOfRoutes(app: FastifyInstance): (method: string, url: string) => RouteScope | undefined {
+  let scopeOf = SCOPE_OF.get(app);
+  if (!scopeOf) {
+    scopeOf = (method, url) => ROUTES.get(app)?.find((route) => route.method === method && route.url === url)?.scope;
+    SCOPE_OF.set(app, scopeOf);
+  }
+  return scopeOf;
 }
 
 /** `/` + one of core's `SERVICE_PATHS`, then `/`, `?` or the end. */
@@ -86,8 +98,9 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const routes: RegisteredRoute[] = [];
   ROUTES.set(app, routes);
   app.addHook("onRoute", (route) => {
-    if ((route.config as { isMethodNotAllowed?: boolean } | undefined)?.isMethodNotAllowed) return;
-    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push({ method, url: route.url });
+    const config = route.config as { isMethodNotAllowed?: boolean; scope?: RouteScope } | undefined;
+    if (config?.isMethodNotAllowed) return;
+    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push({ method, url: route.url, scope: config?.scope });
   });
   // Only form and JSON bodies (and, on /imports, CSV and multipart): text/plain is a 415 (CONTRACT §1, §15).
   app.removeContentTypeParser("text/plain");
@@ -169,8 +182,11 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   app.decorateRequest("baseUrl", "");
   await app.register(
     async (api) => {
+      // The key, its limits, then the scope the route declares (CONTRACT §17): a 403 before the body is read.
       api.addHook("onRequest", async (request, reply) => {
-        await guard(request, reply);
+        const auth = await guard(request, reply);
+        const scope = request.routeOptions.config.scope;
+        if (scope && scope !== "public") assertScope(auth, scope);
       });
       // A NUL in any field or query parameter: 422 naming it (CONTRACT §15). Bodies that are streams
       // (CSV uploads) are the importer's to read.
@@ -195,7 +211,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   );
 
   // Public: the OpenAPI document and its reference page, without a key (CONTRACT §16).
-  openApiRoutes(app);
+  openApiRoutes(app, scopeOfRoutes(app));
 
   await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc", qr });
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.

@@ -1,4 +1,4 @@
-export { createApi, isApiPath, registeredRoutes, type RegisteredRoute } from "./app.ts";
+export { createApi, isApiPath, registeredRoutes, scopeOfRoutes, type RegisteredRoute } from "./app.ts";
 export { DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps, type ApiRequestRecord } from "./deps.ts";
 export { ERROR_TABLE, HttpError, toErrorResponse } from "./errors.ts";
 export { decodeForm } from "./http/form.ts";

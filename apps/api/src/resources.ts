@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import * as core from "@shortener/core";
 import type { Serializers } from "./serialize/resources.ts";
+import type { Scope } from "@shortener/core";
 
 type Ctx = core.Ctx;
 
@@ -17,6 +18,11 @@ export type ResourceSpec<T, J, O extends ResourceObject, L extends z.ZodType, C 
   /** REST's collection path under `/api/v1`. */
   path: `/${string}`;
   object: O;
+  /**
+   * The scopes a key needs (CONTRACT §17): `read` for list and get, `write` for create, update and
+   * delete — on REST and tRPC alike. Spaces and pixels are parts of links, so they take the links' scopes.
+   */
+  scopes: { read: Scope; write: Scope };
   input: { list: L; create: C; update: U };
   /** Core verbs parse their own input (the adapters hand them what they decoded), hence `unknown`. */
   verbs: {
@@ -38,6 +44,7 @@ export function defineResource<T, J, O extends ResourceObject, L extends z.ZodTy
 export const links = defineResource({
   path: "/links",
   object: "link",
+  scopes: { read: "links:read", write: "links:write" },
   input: { list: core.ListLinksInput, create: core.CreateLinkInput, update: core.UpdateLinkInput },
   verbs: { list: core.listLinks, get: core.getLink, create: core.createLink, update: core.updateLink, delete: core.deleteLink },
   toJson: (json) => json.link,
@@ -46,6 +53,7 @@ export const links = defineResource({
 export const domains = defineResource({
   path: "/domains",
   object: "domain",
+  scopes: { read: "domains:read", write: "domains:write" },
   input: { list: core.ListDomainsInput, create: core.CreateDomainInput, update: core.UpdateDomainInput },
   verbs: { list: core.listDomains, get: core.getDomain, create: core.createDomain, update: core.updateDomain, delete: core.deleteDomain },
   toJson: (json) => json.domain,
@@ -54,6 +62,7 @@ export const domains = defineResource({
 export const spaces = defineResource({
   path: "/spaces",
   object: "space",
+  scopes: { read: "links:read", write: "links:write" },
   input: { list: core.ListSpacesInput, create: core.CreateSpaceInput, update: core.UpdateSpaceInput },
   verbs: { list: core.listSpaces, get: core.getSpace, create: core.createSpace, update: core.updateSpace, delete: core.deleteSpace },
   toJson: (json) => json.space,
@@ -62,6 +71,7 @@ export const spaces = defineResource({
 export const pixels = defineResource({
   path: "/pixels",
   object: "pixel",
+  scopes: { read: "links:read", write: "links:write" },
   input: { list: core.ListPixelsInput, create: core.CreatePixelInput, update: core.UpdatePixelInput },
   verbs: { list: core.listPixels, get: core.getPixel, create: core.createPixel, update: core.updatePixel, delete: core.deletePixel },
   toJson: (json) => json.pixel,

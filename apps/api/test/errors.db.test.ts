@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { z } from "zod";
-import { ConflictError, CORE_ERROR_CODES, CoreError, ForbiddenError, LimitExceededError, NotFoundError, ValidationError, type CoreErrorCode } from "@shortener/core";
+import { API_KEY_SCOPES, ConflictError, CORE_ERROR_CODES, CoreError, ForbiddenError, LimitExceededError, NotFoundError, ValidationError, type CoreErrorCode } from "@shortener/core";
 import { openTestDb } from "@shortener/core/testing";
 import type { Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApi, DEFAULT_API_CONFIG, ERROR_TABLE, type ApiDeps } from "../src/index.ts";
-import { procedure, router } from "../src/trpc/init.ts";
+import { router, scoped } from "../src/trpc/init.ts";
 import { registerTrpc } from "../src/trpc/plugin.ts";
 
 /**
@@ -42,11 +42,13 @@ beforeAll(async () => {
     throw thrower((request.params as { code: string }).code);
   });
   const testRouter = router({
-    throw: procedure.input(z.object({ code: z.string() })).query(({ input }) => {
-      throw thrower(input.code);
-    }),
+    throw: scoped("links:read")
+      .input(z.object({ code: z.string() }))
+      .query(({ input }) => {
+        throw thrower(input.code);
+      }),
   });
-  await registerTrpc(app, { deps, guard: async () => ({ userId: 1, role: "user", keyId: 1 }), router: testRouter, prefix: "/test-trpc" });
+  await registerTrpc(app, { deps, guard: async () => ({ userId: 1, role: "user", keyId: 1, scopes: API_KEY_SCOPES, expiresAt: null }), router: testRouter, prefix: "/test-trpc" });
   await app.ready();
 });
 afterAll(async () => {

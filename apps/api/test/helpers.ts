@@ -29,7 +29,7 @@ export function testFailedTries(database: Database, limit: FailedTryLimit = MANY
   return createFailedTries({ store: createPostgresStore(database), limit });
 }
 
-export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Pick<ApiDeps, "enqueueImport"> & { failedTryLimit?: FailedTryLimit } = {}): Promise<TestApi> {
+export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Partial<Pick<ApiDeps, "enqueueImport" | "now">> & { failedTryLimit?: FailedTryLimit } = {}): Promise<TestApi> {
   const database = await openTestDb();
   const { failedTryLimit, ...rest } = deps;
   const failedTries = testFailedTries(database, failedTryLimit);

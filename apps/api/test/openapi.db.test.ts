@@ -4,8 +4,9 @@ import addFormatsModule from "ajv-formats";
 import type { ValidateFunction } from "ajv";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApi, DEFAULT_API_CONFIG, getOpenApiDocument, registeredRoutes } from "../src/index.ts";
+import { createApi, DEFAULT_API_CONFIG, getOpenApiDocument, registeredRoutes, scopeOfRoutes } from "../src/index.ts";
 import { startTestDns, type TestDns } from "@shortener/core/testing";
+import { API_KEY_SCOPES } from "@shortener/core";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
 // ajv-formats is CommonJS: NodeNext types its default import as the module object, vitest hands over the function.
@@ -90,7 +91,7 @@ describe("GET /api/v1/openapi.json", () => {
   });
 
   it("is the document generated from the schemas, public like /api/docs (CONTRACT §16)", async () => {
-    expect(doc).toEqual(getOpenApiDocument());
+    expect(doc).toEqual(getOpenApiDocument(scopeOfRoutes(api.app)));
     const res = await api.app.inject({ method: "GET", url: "/api/v1/openapi.json" });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual(doc);
@@ -117,7 +118,54 @@ describe("GET /api/v1/openapi.json", () => {
   });
 });
 
+describe("scopes in the document (CONTRACT §17)", () => {
+  it("every operation names the scope its route declares: a bearer requirement with it, x-scopes and a 403; the document itself none", () => {
+    const routes = registeredRoutes(api.app).filter((route) => route.url.startsWith("/api/v1/"));
+    let operations = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+      for (const [method, op] of Object.entries(item).filter(([key]) => ["get", "post", "put", "patch", "delete"].includes(key)) as Array<[string, Json]>) {
+        operations++;
+        const route = routes.find((r) => r.method === method.toUpperCase() && r.url === `/api/v1${path.replace(/\{([A-Za-z_]+)\}/g, ":$1")}`);
+        expect(route?.scope, `${method} ${path}`).toBeDefined();
+        if (route?.scope === "public") {
+          expect(op.security, `${method} ${path}`).toEqual([]);
+          expect(op["x-scopes"]).toEqual([]);
+          continue;
+        }
+        expect(API_KEY_SCOPES, `${method} ${path}`).toContain(op["x-scopes"]?.[0]);
+        expect(op["x-scopes"], `${method} ${path}`).toEqual([route?.scope]);
+        expect(op.security, `${method} ${path}`).toEqual([{ bearer: [route?.scope] }]);
+        expect(op.description, `${method} ${path}`).toContain(`\`${route?.scope}\` scope`);
+        expect(op.responses["403"], `${method} ${path}`).toEqual({ $ref: "#/components/responses/Forbidden" });
+      }
+    }
+    expect(operations).toBe(routes.length);
+    expect(doc.paths["/links"].get["x-scopes"]).toEqual(["links:read"]);
+    expect(doc.paths["/account/api-keys"].post["x-scopes"]).toEqual(["account"]);
+    expect(doc.paths["/openapi.json"].get.security).toEqual([]);
+  });
+
+  it("a 403 for a missing scope matches its declared response", async () => {
+    const owner = await api.user();
+    const created = await checked(api.app, owner.apiKey, "post", "/account/api-keys", "/account/api-keys", { form: { name: "reader", scopes: "links:read" } });
+    const refused = await checked(api.app, created.body.data.api_key, "get", "/domains", "/domains");
+    expect(refused.body).toEqual({ message: "This API key does not have the domains:read scope.", code: "forbidden", status: 403 });
+  });
+});
+
 describe("live responses match the schemas the document declares", () => {
+  it("named API keys: create, list, delete, 422, 404", async () => {
+    const key = (await api.user()).apiKey;
+    const created = await checked(api.app, key, "post", "/account/api-keys", "/account/api-keys", { form: { name: "Docs", "scopes[]": ["links:read", "stats:read"], expires_at: "2099-01-01" } });
+    expect(created.status).toBe(201);
+    expect(created.body.data.api_key).toMatch(/^shk_/);
+    await checked(api.app, created.body.data.api_key, "get", "/links", "/links");
+    expect((await checked(api.app, key, "get", "/account/api-keys", "/account/api-keys")).body.data).toHaveLength(1);
+    expect((await checked(api.app, key, "post", "/account/api-keys", "/account/api-keys", { json: { name: "", scopes: ["nope"] } })).status).toBe(422);
+    expect((await checked(api.app, key, "delete", "/account/api-keys/{id}", `/account/api-keys/${created.body.data.id}`)).status).toBe(200);
+    expect((await checked(api.app, key, "delete", "/account/api-keys/{id}", `/account/api-keys/${created.body.data.id}`)).status).toBe(404);
+  });
+
   it("links: store, show, list, update (PUT and PATCH), delete, 422, 404, 401", async () => {
     const owner = await createOwner(api);
     const key = owner.user.apiKey;

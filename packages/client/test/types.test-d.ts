@@ -110,6 +110,20 @@ describe("@shortener/client types", () => {
     expectTypeOf(never).toBeFunction();
   });
 
+  it("types named API keys (CONTRACT §17): the scopes, the secret only on create", () => {
+    type Scope = "links:read" | "links:write" | "domains:read" | "domains:write" | "stats:read" | "imports:write" | "account";
+    expectTypeOf<RouterOutputs["account"]["apiKeys"]["create"]["api_key"]>().toEqualTypeOf<string>();
+    expectTypeOf<RouterOutputs["account"]["apiKeys"]["list"]["data"][number]>().not.toHaveProperty("api_key");
+    expectTypeOf<RouterOutputs["account"]["apiKeys"]["list"]["data"][number]["scopes"]>().toEqualTypeOf<Scope[]>();
+    expectTypeOf<RouterOutputs["account"]["apiKeys"]["list"]["data"][number]["expires_at"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterOutputs["account"]["apiKeys"]["delete"]>().toEqualTypeOf<{ id: number; object: "api_key"; deleted: true }>();
+    expectTypeOf<RouterInputs["account"]["apiKeys"]["create"]["scopes"]>().toEqualTypeOf<Scope[]>();
+    // @ts-expect-error an unknown scope does not compile
+    void client.account.apiKeys.create.mutate({ name: "ci", scopes: ["links:delete"] });
+    // @ts-expect-error the scopes are required
+    void client.account.apiKeys.create.mutate({ name: "ci" });
+  });
+
   it("types webhooks: the secret only on create, the events, and each delivery's data by its type", () => {
     expectTypeOf<RouterOutputs["webhooks"]["create"]["secret"]>().toEqualTypeOf<string>();
     expectTypeOf<RouterOutputs["webhooks"]["get"]>().not.toHaveProperty("secret");

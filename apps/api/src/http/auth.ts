@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Authenticated, Ctx, EventData } from "@shortener/core";
+import { hasScope, type Authenticated, type Ctx, type EventData, type Scope } from "@shortener/core";
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
-import { unauthenticated } from "../errors.ts";
+import { HttpError, unauthenticated } from "../errors.ts";
 import { createEventData } from "../serialize/events.ts";
 import type { KeyCache } from "./key-cache.ts";
 import { applyTryHeaders, tooManyAttempts, type RateLimiter } from "./rate-limit.ts";
@@ -37,9 +37,22 @@ export function createGuard(limiter: RateLimiter, keys: KeyCache, failedTries: F
     const auth = await authenticateRequest(request, reply, keys, failedTries);
     if (!auth) throw unauthenticated();
     await limiter.consumeKey(request, reply, auth.keyId, cost);
+    keys.touch(auth.keyId);
     request.auth = auth;
     return auth;
   };
+}
+
+/**
+ * What an operation needs (CONTRACT §17): one scope of the key, or nothing (`public`: no key at all, the
+ * OpenAPI document and its page). Each REST route declares it where it is registered (http/routes.ts),
+ * each tRPC procedure in its meta (trpc/init.ts); docs/adr/0027-scoped-api-keys.md.
+ */
+export type RouteScope = Scope | "public";
+
+/** A key without `scope`: `403 forbidden` (REST), `FORBIDDEN` (tRPC). */
+export function assertScope(auth: Authenticated, scope: Scope): void {
+  if (!hasScope(auth.scopes, scope)) throw new HttpError(403, "forbidden", `This API key does not have the ${scope} scope.`);
 }
 
 /**

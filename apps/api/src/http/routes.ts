@@ -1,20 +1,40 @@
 import type { FastifyInstance, RouteHandlerMethod } from "fastify";
 import { HttpError, notFound } from "../errors.ts";
+import type { Scope } from "@shortener/core";
+import type { RouteScope } from "./auth.ts";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 type Method = (typeof METHODS)[number];
 
-/** Registers `handlers` on `path`, and a 405 for every other method (CONTRACT §2). */
-export function resource(app: FastifyInstance, path: string, handlers: Partial<Record<Method, RouteHandlerMethod>>): void {
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The scope a key needs for this route (CONTRACT §17); absent on the 405 answers. */
+    scope?: RouteScope;
+    isMethodNotAllowed?: boolean;
+  }
+}
+
+/** The scopes of a resource whose reads and changes differ: `read` for GET, `write` for every other method. */
+export type ReadWriteScopes = { read: Scope; write: Scope };
+
+/**
+ * Registers `handlers` on `path`, and a 405 for every other method (CONTRACT §2). `scope` is what a key
+ * needs (CONTRACT §17): one scope for every method, or `{ read, write }` (GET needs `read`, the other
+ * methods `write`); `public` for the few routes outside the API's guard. It is the one place a route's
+ * scope is declared: the API's guard checks it (app.ts); the OpenAPI document and the scope matrix test
+ * read it back through `registeredRoutes` (docs/adr/0027-scoped-api-keys.md).
+ */
+export function resource(app: FastifyInstance, path: string, scope: RouteScope | ReadWriteScopes, handlers: Partial<Record<Method, RouteHandlerMethod>>): void {
   const allowed = METHODS.filter((m) => handlers[m]);
   const allow = allowed.join(", ");
   for (const method of METHODS) {
     const handler = handlers[method];
+    const needs = typeof scope === "string" ? scope : method === "GET" ? scope.read : scope.write;
     app.route({
       method,
       url: path,
       // The 405 answers are not operations: the OpenAPI test leaves them out (registeredRoutes).
-      config: { isMethodNotAllowed: !handler },
+      config: handler ? { isMethodNotAllowed: false, scope: needs } : { isMethodNotAllowed: true },
       handler:
         handler ??
         (async (_request, reply) => {

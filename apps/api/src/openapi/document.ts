@@ -1,5 +1,6 @@
 import { z } from "zod";
 import * as core from "@shortener/core";
+import type { RouteScope } from "../http/auth.ts";
 import {
   acceptedEnvelope,
   ApiKeyJson,
@@ -7,6 +8,8 @@ import {
   createdEnvelope,
   CreatedWebhookJson,
   CreatedUserJson,
+  CreatedNamedApiKeyJson,
+  NamedApiKeyJson,
   deletedEnvelope,
   DomainJson,
   ErrorJson,
@@ -267,6 +270,12 @@ function buildDocument(): Json {
   outputs.add(ErrorJson, { id: "Error" });
   outputs.add(ValidationErrorJson, { id: "ValidationError" });
 
+  inputs.add(core.CreateApiKeyInput, { id: "CreateApiKeyInput" });
+  outputs.add(NamedApiKeyJson, { id: "NamedApiKey" });
+  outputs.add(createdEnvelope(CreatedNamedApiKeyJson), { id: "NamedApiKeyCreated" });
+  outputs.add(listEnvelope(NamedApiKeyJson), { id: "NamedApiKeyList" });
+  outputs.add(deletedEnvelope("api_key"), { id: "NamedApiKeyDeleted" });
+
   const account = ["Account"];
   const admin = ["Users (admin)"];
   paths["/account"] = { get: { operationId: "getAccount", tags: account, summary: "The caller's account", responses: { "200": ok("The account", "UserResponse"), ...errors() } } };
@@ -276,6 +285,31 @@ function buildDocument(): Json {
       tags: account,
       summary: "Issue a new key for the caller and revoke the one used",
       responses: { "201": ok("The new key, shown once", "ApiKeyCreated"), ...errors() },
+    },
+  };
+  paths["/account/api-keys"] = {
+    get: {
+      operationId: "listApiKeys",
+      tags: account,
+      summary: "List your named API keys (expired ones too; never their secrets)",
+      parameters: queryParameters(core.ListApiKeysInput),
+      responses: { "200": ok("A page", "NamedApiKeyList"), ...errors("ValidationFailed") },
+    },
+    post: {
+      operationId: "createApiKey",
+      tags: account,
+      summary: `Create a named key with some scopes (${core.API_KEY_SCOPES.join(", ")}; as scopes[]=…, or one string separated by spaces or commas) and an optional expiry in the future; at most ${core.MAX_NAMED_KEYS_PER_USER} a user`,
+      requestBody: body("CreateApiKeyInput", true),
+      responses: { "201": ok("The key and its secret, shown once", "NamedApiKeyCreated"), ...errors("ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    },
+  };
+  paths["/account/api-keys/{id}"] = {
+    parameters: [ID_PARAMETER],
+    delete: {
+      operationId: "deleteApiKey",
+      tags: account,
+      summary: "Delete one of your named keys: it stops working at once",
+      responses: { "200": ok("Deleted", "NamedApiKeyDeleted"), ...errors("NotFound") },
     },
   };
   paths["/users"] = {
@@ -420,7 +454,7 @@ function buildDocument(): Json {
       title: "Shortener REST API",
       version: "1.0.0",
       description:
-        'phpShort-compatible link API. Every operation takes an API key (Authorization: Bearer shk_…), except this document. Bodies are application/x-www-form-urlencoded with bracket notation (country[0][key]=US, pixel_ids[]=3) or application/json with the same field names; an empty value means "not set" on create and "clear it" on update. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.',
+        'phpShort-compatible link API. Every operation takes an API key (Authorization: Bearer shk_…), except this document; each names the scope it needs (security, x-scopes): the user key of POST /users or /account/api-key has every scope, a named key of /account/api-keys only those it was given. Bodies are application/x-www-form-urlencoded with bracket notation (country[0][key]=US, pixel_ids[]=3) or application/json with the same field names; an empty value means "not set" on create and "clear it" on update. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining.',
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearer: [] }],
@@ -437,7 +471,7 @@ function buildDocument(): Json {
       },
       responses: {
         Unauthenticated: error("Missing, malformed, unknown or revoked API key"),
-        Forbidden: error("Reserved for administrators, or not allowed on oneself"),
+        Forbidden: error("The API key lacks the scope this operation needs; or reserved for administrators, or not allowed on oneself"),
         NotFound: error("No such resource among yours"),
         ValidationFailed: error("Every failing field at once", "ValidationError"),
         BadRequest: error("A malformed body: invalid JSON, a form too deeply nested, more than one file"),
@@ -454,10 +488,44 @@ function buildDocument(): Json {
   };
 }
 
-let cached: Json | undefined;
+/** The scope a registered route declares (CONTRACT §17), by method and URL pattern (`/api/v1/links/:id`). */
+export type ScopeOf = (method: string, url: string) => RouteScope | undefined;
 
-/** The OpenAPI 3.1 document of the REST API, generated from the zod schemas both transports use. */
-export function getOpenApiDocument(): Json {
-  cached ??= buildDocument();
-  return cached;
+/**
+ * Each operation's scope, read from the route that serves it (the one place it is declared,
+ * http/routes.ts): as a security requirement with that scope, as `x-scopes`, and in its description.
+ * Operations without a key (`public`) get no security requirement. Every operation can then answer 403.
+ */
+function withScopes(document: Json, scopeOf: ScopeOf): Json {
+  const paths = document.paths as Record<string, Json>;
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
+      const op = operation as Json;
+      const scope = scopeOf(method.toUpperCase(), `/api/v1${path.replace(/\{([A-Za-z_]+)\}/g, ":$1")}`);
+      if (!scope) continue;
+      if (scope === "public") {
+        op.security = [];
+        op["x-scopes"] = [];
+        continue;
+      }
+      op.security = [{ bearer: [scope] }];
+      op["x-scopes"] = [scope];
+      op.description = [op.description, `Needs an API key with the \`${scope}\` scope (a key without it: 403 forbidden).`].filter(Boolean).join("\n\n");
+      op.responses = { ...(op.responses as Json), "403": responseRef("Forbidden") };
+    }
+  }
+  return document;
+}
+
+const documents = new WeakMap<ScopeOf, Json>();
+
+/**
+ * The OpenAPI 3.1 document of the REST API, generated from the zod schemas both transports use, with
+ * each operation's scope as its route declares it (`scopeOf`, from the app's registered routes).
+ */
+export function getOpenApiDocument(scopeOf: ScopeOf): Json {
+  let document = documents.get(scopeOf);
+  if (!document) documents.set(scopeOf, (document = withScopes(buildDocument(), scopeOf)));
+  return document;
 }

@@ -1,17 +1,18 @@
 import type { FastifyInstance } from "fastify";
 import { resource } from "../http/routes.ts";
 import { DOCS_PAGE, DOCS_PAGE_CSP, readRedocBundle } from "./docs-page.ts";
-import { getOpenApiDocument } from "./document.ts";
+import { getOpenApiDocument, type ScopeOf } from "./document.ts";
 
 /**
  * `GET /api/v1/openapi.json` (no key: the document is public, CONTRACT §16) and `GET /api/docs`, a
  * readable reference rendered from it by Redoc's standalone bundle, served from the package itself.
+ * `scopeOf` gives each operation the scope its route declares.
  */
-export function openApiRoutes(app: FastifyInstance): void {
-  resource(app, "/api/v1/openapi.json", {
-    GET: async (_request, reply) => reply.code(200).header("cache-control", "no-cache").send(getOpenApiDocument()),
+export function openApiRoutes(app: FastifyInstance, scopeOf: ScopeOf): void {
+  resource(app, "/api/v1/openapi.json", "public", {
+    GET: async (_request, reply) => reply.code(200).header("cache-control", "no-cache").send(getOpenApiDocument(scopeOf)),
   });
-  resource(app, "/api/docs", {
+  resource(app, "/api/docs", "public", {
     GET: async (_request, reply) =>
       reply
         .code(200)
@@ -24,7 +25,7 @@ export function openApiRoutes(app: FastifyInstance): void {
         })
         .send(DOCS_PAGE),
   });
-  resource(app, "/api/docs/redoc.standalone.js", {
+  resource(app, "/api/docs/redoc.standalone.js", "public", {
     GET: async (_request, reply) => {
       const bundle = await readRedocBundle();
       return reply

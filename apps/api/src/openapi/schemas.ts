@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PIXEL_TYPES, WEBHOOK_EVENT_TYPES } from "@shortener/core";
+import { API_KEY_SCOPES, PIXEL_TYPES, WEBHOOK_EVENT_TYPES } from "@shortener/core";
 
 /*
  * The JSON the REST API answers (CONTRACT §2, §3), as zod schemas: the OpenAPI document is generated
@@ -132,6 +132,17 @@ export const ImportJson = z.strictObject({
 export const UserJson = z.strictObject({ id: Id, name: z.string(), email: z.string(), role: z.enum(["admin", "user"]), created_at: Timestamp });
 export const CreatedUserJson = UserJson.extend({ api_key: z.string().describe("shown once") });
 export const ApiKeyJson = z.strictObject({ api_key: z.string().describe("shown once; the key of the request is revoked") });
+/** CONTRACT §17: a named, scoped key; the secret (`api_key`) only in the answer to its creation. */
+export const NamedApiKeyJson = z.strictObject({
+  id: Id,
+  name: z.string(),
+  prefix: z.string().length(8).describe("the key's first 8 characters, to tell keys apart"),
+  scopes: z.array(z.enum(API_KEY_SCOPES)),
+  expires_at: Timestamp.nullable(),
+  last_used_at: Timestamp.nullable().describe("written at most once a minute"),
+  created_at: Timestamp,
+});
+export const CreatedNamedApiKeyJson = NamedApiKeyJson.extend({ api_key: z.string().describe("the secret, shown this once") });
 
 /** CONTRACT §2 envelopes. */
 export const oneEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(200) });
@@ -155,7 +166,7 @@ export const listEnvelope = <T extends z.ZodType>(item: T) =>
     status: z.literal(200),
   });
 
-export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user" | "webhook") =>
+export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user" | "webhook" | "api_key") =>
   z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true), status: z.literal(200) });
 
 /** CONTRACT §17: the answer of `DELETE /links?ids=…`, one entry per deleted link. */
@@ -163,7 +174,11 @@ export const bulkDeletedEnvelope = (object: "link") => z.strictObject({ data: z.
 
 export const ErrorJson = z.strictObject({
   message: z.string(),
-  code: z.string().describe("unauthenticated, forbidden, not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, internal_error, bad_request"),
+  code: z
+    .string()
+    .describe(
+      "unauthenticated, forbidden (also a key without the operation's scope), not_found, method_not_allowed, payload_too_large, unsupported_media_type, rate_limited, internal_error, bad_request",
+    ),
   status: z.int(),
 });
 

@@ -1,19 +1,36 @@
 import type { FastifyInstance } from "fastify";
-import { createUser, CreateUserInput, deleteUser, getAccount, listUsers, ListUsersInput, rotateApiKey } from "@shortener/core";
+import {
+  createApiKey,
+  CreateApiKeyInput,
+  createUser,
+  CreateUserInput,
+  deleteApiKey,
+  deleteUser,
+  getAccount,
+  listApiKeys,
+  ListApiKeysInput,
+  listUsers,
+  ListUsersInput,
+  rotateApiKey,
+} from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { sendDeleted, sendList, sendOne } from "../http/envelope.ts";
 import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
+import { apiKeyJson, createdApiKeyJson } from "../serialize/api-keys.ts";
 import { toUserJson } from "../serialize/users.ts";
 
-/** CONTRACT §9: the caller's account and key, and the admin's user management. */
+/**
+ * CONTRACT §9: the caller's account and key, and the admin's user management; §17: named, scoped keys.
+ * All of it needs the `account` scope (user management also the admin role, checked by core).
+ */
 export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  resource(app, "/account", {
+  resource(app, "/account", "account", {
     GET: async (request, reply) => sendOne(reply, toUserJson(await getAccount({ ctx: ctxOf(deps, request) }))),
   });
 
-  resource(app, "/account/api-key", {
+  resource(app, "/account/api-key", "account", {
     POST: async (request, reply) => {
       const keyId = request.auth?.keyId ?? 0;
       const { apiKey } = await rotateApiKey({ ctx: ctxOf(deps, request), keyId });
@@ -21,7 +38,19 @@ export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
 
-  resource(app, "/users", {
+  resource(app, "/account/api-keys", "account", {
+    GET: async (request, reply) => sendList(request, reply, await listApiKeys({ ctx: ctxOf(deps, request), input: formInput(ListApiKeysInput, request.query) }), apiKeyJson),
+    POST: async (request, reply) => {
+      const { apiKey, secret } = await createApiKey({ ctx: ctxOf(deps, request), input: formInput(CreateApiKeyInput, request.body) });
+      return sendOne(reply, createdApiKeyJson(apiKey, secret), 201);
+    },
+  });
+
+  resource(app, "/account/api-keys/:id", "account", {
+    DELETE: async (request, reply) => sendDeleted(reply, (await deleteApiKey({ ctx: ctxOf(deps, request), id: idParam(request.params) })).id, "api_key"),
+  });
+
+  resource(app, "/users", "account", {
     GET: async (request, reply) => sendList(request, reply, await listUsers({ ctx: ctxOf(deps, request), input: formInput(ListUsersInput, request.query) }), toUserJson),
     POST: async (request, reply) => {
       const { user, apiKey } = await createUser({ ctx: ctxOf(deps, request), input: formInput(CreateUserInput, request.body) });
@@ -29,7 +58,7 @@ export function accountRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
 
-  resource(app, "/users/:id", {
+  resource(app, "/users/:id", "account", {
     DELETE: async (request, reply) => {
       const { id } = await deleteUser({ ctx: ctxOf(deps, request), input: { id: idParam(request.params) } });
       return sendDeleted(reply, id, "user");

@@ -112,7 +112,8 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     return { domainId };
   }
 
-  resource(app, "/imports", {
+  // There is no imports:read: the scope that uploads a file also follows its job (docs/adr/0027-scoped-api-keys.md).
+  resource(app, "/imports", "imports:write", {
     GET: async (request, reply) => sendList(request, reply, await listImports({ ctx: ctxOf(deps, request), input: formInput(ListImportsInput, request.query) }), (job) => importJson(job)),
     POST: async (request, reply) => {
       const ctx = ctxOf(deps, request);
@@ -154,14 +155,14 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     },
   });
 
-  resource(app, "/imports/:id", {
+  resource(app, "/imports/:id", "imports:write", {
     GET: async (request, reply) => {
       const job = await getImport({ ctx: ctxOf(deps, request), id: idParam(request.params) });
       return reply.code(200).send({ data: importJson(job, job.errors), status: 200 });
     },
   });
 
-  resource(app, "/imports/:id/errors", {
+  resource(app, "/imports/:id/errors", "imports:write", {
     GET: async (request, reply) => {
       const id = idParam(request.params);
       const pages = await streamImportErrors({ ctx: ctxOf(deps, request), id });

@@ -71,7 +71,7 @@ export function bulkLinkHandlers(deps: ApiDeps, json: Serializers): { PATCH: Rou
 
 /** CONTRACT §17: QR codes, exports and bulk changes of the caller's links. */
 export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, qr: QrCache): void {
-  resource(app, "/links/:id/qr", {
+  resource(app, "/links/:id/qr", "links:read", {
     GET: async (request, reply) => {
       const ctx = ctxOf(deps, request);
       const link = await getLink({ ctx, id: idParam(request.params) });
@@ -86,7 +86,7 @@ export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serial
    * pulls the generator only as the reply drains), so memory stays flat at any size. Bad filters are a
    * 422 before anything is sent; a client that goes away stops the reads.
    */
-  resource(app, "/links/export", {
+  resource(app, "/links/export", "links:read", {
     GET: async (request, reply) => {
       const pages = await streamLinkExport({ ctx: ctxOf(deps, request), input: formInput(ExportLinksInput, sentQuery(request)) });
       const body = Readable.from(

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { buildStatsReport, findStatsLink, ValidationError, verifyPassword, type StatsLink, type StatsReport } from "@shortener/core";
+import { buildStatsReport, findStatsLink, hasScope, ValidationError, verifyPassword, type StatsLink, type StatsReport } from "@shortener/core";
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, NOT_FOUND_MESSAGE } from "../errors.ts";
@@ -51,7 +51,8 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
     if (!request.headers.authorization) return false;
     try {
       const auth = await authenticateRequest(request, reply, keys, failedTries);
-      return auth?.userId === link.userId;
+      // The owner's key opens the page only with the stats:read scope (CONTRACT §17).
+      return auth?.userId === link.userId && hasScope(auth.scopes, "stats:read");
     } catch (error) {
       if (error instanceof HttpError && error.status === 429) throw new TooManyTries(Number(reply.getHeader("retry-after")) || 1);
       throw error;
@@ -174,7 +175,8 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
     return html(reply, 200, (nonce) => renderStatsPage({ link: pageLink(link), report, today, nonce }), headers);
   }
 
-  resource(app, "/stats/:id", {
+  // Public: the link's privacy decides (an owner's key needs stats:read, above), not the API's guard.
+  resource(app, "/stats/:id", "public", {
     GET: async (request, reply) => {
       const { found, limited } = await resolveOr429(request, reply);
       if (limited) return limited;

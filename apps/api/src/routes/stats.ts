@@ -22,7 +22,7 @@ function wantsCsv(request: FastifyRequest, query: Record<string, unknown>): bool
  * come from visitors: referrers, languages) neutralised.
  */
 export function statsRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  resource(app, "/stats/:id", {
+  resource(app, "/stats/:id", "stats:read", {
     GET: async (request, reply) => {
       const query = (request.query ?? {}) as Record<string, unknown>;
       const isCsv = wantsCsv(request, query);

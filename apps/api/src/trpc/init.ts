@@ -1,13 +1,13 @@
-import { initTRPC } from "@trpc/server";
+import { initTRPC, TRPCError } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
-import type { Ctx, QrCache, WebhookTargetOptions } from "@shortener/core";
+import { hasScope, type Ctx, type QrCache, type Scope, type WebhookTargetOptions } from "@shortener/core";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { rejectNul } from "../http/nul.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
-/** What every procedure gets: a core context acting as the key's user, the key, the serialisers, the configured domain verbs, webhook target rules and the QR codes. */
-export type TrpcContext = { core: Ctx; keyId: number; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; webhookOptions: WebhookTargetOptions; qr: QrCache };
+/** What every procedure gets: a core context acting as the key's user, the key and its scopes, the serialisers, the configured domain verbs, webhook target rules and the QR codes. */
+export type TrpcContext = { core: Ctx; keyId: number; scopes: readonly Scope[]; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; webhookOptions: WebhookTargetOptions; qr: QrCache };
 
 /**
  * The router's own context type is a handle that names nothing of the server: the router's type is
@@ -25,8 +25,11 @@ export function contextHandle(context: TrpcContext): TrpcRequestHandle {
   return { request };
 }
 
+/** What a procedure declares: the scope a key needs to call it (CONTRACT §17, docs/adr/0027-scoped-api-keys.md). */
+export type ProcedureMeta = { scope: Scope };
+
 /** No data transformer: plain JSON, timestamps as strings (CONTRACT §11). No stacks, ever. */
-const t = initTRPC.context<TrpcRequestHandle>().create({ isDev: false, errorFormatter: formatTrpcError });
+const t = initTRPC.context<TrpcRequestHandle>().meta<ProcedureMeta>().create({ isDev: false, errorFormatter: formatTrpcError });
 
 /** The one place errors are mapped: CoreError → TRPCError by the table of errors.ts, no per-procedure try/catch. */
 const mapErrors = t.middleware(async ({ next }) => {
@@ -48,8 +51,27 @@ const refuseNul = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/**
+ * The key's scope against the one the procedure declares: FORBIDDEN without it. A procedure that
+ * declares none is refused to every key (no procedure is open by omission).
+ */
+const checkScope = t.middleware(async ({ ctx, meta, next }) => {
+  const context = contexts.get(ctx.request);
+  const scope = meta?.scope;
+  if (!scope) throw new TRPCError({ code: "FORBIDDEN", message: "This procedure declares no scope." });
+  if (!context || !hasScope(context.scopes, scope)) throw new TRPCError({ code: "FORBIDDEN", message: `This API key does not have the ${scope} scope.` });
+  return next();
+});
+
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
-/** Every procedure is authenticated: the context is only created for a live key (context.ts). */
-export const procedure = t.procedure.use(mapErrors).use(refuseNul).use(withContext);
+const authenticated = t.procedure.use(mapErrors).use(checkScope).use(refuseNul).use(withContext);
+
+/**
+ * A procedure that needs `scope` (CONTRACT §17). Every procedure is authenticated (the context is only
+ * created for a live key, plugin.ts) and declares its scope here, where it is defined: the one place.
+ */
+export function scoped(scope: Scope) {
+  return authenticated.meta({ scope });
+}

@@ -1,7 +1,7 @@
 import * as core from "@shortener/core";
 import { BulkDeleteLinksInput, BulkUpdateLinksInput, EXPORT_COLUMNS, ExportLinksPageInput, IdInput, QrOptionsInput } from "@shortener/core";
 import { toDeletedJson } from "./lists.ts";
-import { procedure, router } from "./init.ts";
+import { router, scoped } from "./init.ts";
 
 /**
  * CONTRACT §17 on tRPC, merged into the `links` router: `links.qr` answers the image as text, SVG as
@@ -9,16 +9,20 @@ import { procedure, router } from "./init.ts";
  */
 export const linkToolsRouter = router({
   /** CONTRACT §17: up to 100 of the caller's links deleted, all or nothing; `{ data: [{ id, object, deleted }] }`. */
-  bulkDelete: procedure.input(BulkDeleteLinksInput).mutation(async ({ ctx, input }) => {
-    const deleted = await core.bulkDeleteLinks({ ctx: ctx.core, input });
-    return { data: deleted.map((row) => toDeletedJson(row, "link")) };
-  }),
+  bulkDelete: scoped("links:write")
+    .input(BulkDeleteLinksInput)
+    .mutation(async ({ ctx, input }) => {
+      const deleted = await core.bulkDeleteLinks({ ctx: ctx.core, input });
+      return { data: deleted.map((row) => toDeletedJson(row, "link")) };
+    }),
   /** CONTRACT §17: the same update fields on up to 100 links, all or nothing; `{ data: [link…] }` in the order sent. */
-  bulkUpdate: procedure.input(BulkUpdateLinksInput).mutation(async ({ ctx, input }) => {
-    const updated = await core.bulkUpdateLinks({ ctx: ctx.core, input });
-    return { data: updated.map(ctx.json.link) };
-  }),
-  qr: procedure
+  bulkUpdate: scoped("links:write")
+    .input(BulkUpdateLinksInput)
+    .mutation(async ({ ctx, input }) => {
+      const updated = await core.bulkUpdateLinks({ ctx: ctx.core, input });
+      return { data: updated.map(ctx.json.link) };
+    }),
+  qr: scoped("links:read")
     .input(IdInput)
     .input(QrOptionsInput)
     .query(async ({ ctx, input }) => {
@@ -37,8 +41,10 @@ export const linkToolsRouter = router({
    * One page of the export (REST streams the whole file as CSV): rows with the import's columns, each
    * cell as the CSV has it, and the cursor of the next page (null after the last).
    */
-  export: procedure.input(ExportLinksPageInput).query(async ({ ctx, input }) => {
-    const page = await core.exportLinksPage({ ctx: ctx.core, input });
-    return { columns: EXPORT_COLUMNS, data: page.rows, next_cursor: page.nextCursor };
-  }),
+  export: scoped("links:read")
+    .input(ExportLinksPageInput)
+    .query(async ({ ctx, input }) => {
+      const page = await core.exportLinksPage({ ctx: ctx.core, input });
+      return { columns: EXPORT_COLUMNS, data: page.rows, next_cursor: page.nextCursor };
+    }),
 });

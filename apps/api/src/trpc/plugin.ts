@@ -40,7 +40,16 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
   const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcRequestHandle> => {
     try {
       const auth = await guard(req, res, Math.max(1, info.calls.length));
-      return contextHandle({ core: coreCtx(deps, auth), keyId: auth.keyId, json, log: req.log, domains, webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate }, qr });
+      return contextHandle({
+        core: coreCtx(deps, auth),
+        keyId: auth.keyId,
+        scopes: auth.scopes,
+        json,
+        log: req.log,
+        domains,
+        webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate },
+        qr,
+      });
     } catch (error) {
       throw toTrpcError(error);
     }

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { CreateDomainInput, IdInput } from "@shortener/core";
 import * as resources from "../resources.ts";
 import type { ResourceObject, ResourceSpec } from "../resources.ts";
-import { procedure, router } from "./init.ts";
+import { router, scoped } from "./init.ts";
 import { toDeletedJson, toListJson } from "./lists.ts";
 
 /**
@@ -19,15 +19,25 @@ export function crudRouter<T, J, O extends ResourceObject, L extends z.ZodType, 
 /** The five procedures of `crudRouter`, as a record a router can extend or override (domains do). */
 export function crudProcedures<T, J, O extends ResourceObject, L extends z.ZodType, C extends z.ZodType, U extends z.ZodType>(spec: ResourceSpec<T, J, O, L, C, U>) {
   const { verbs, input } = spec;
+  const read = () => scoped(spec.scopes.read);
+  const write = () => scoped(spec.scopes.write);
   return {
-    list: procedure.input(input.list).query(async ({ ctx, input }) => toListJson(await verbs.list({ ctx: ctx.core, input }), spec.toJson(ctx.json))),
-    get: procedure.input(IdInput).query(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.get({ ctx: ctx.core, id: input.id }))),
-    create: procedure.input(input.create).mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.create({ ctx: ctx.core, input }))),
-    update: procedure
+    list: read()
+      .input(input.list)
+      .query(async ({ ctx, input }) => toListJson(await verbs.list({ ctx: ctx.core, input }), spec.toJson(ctx.json))),
+    get: read()
+      .input(IdInput)
+      .query(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.get({ ctx: ctx.core, id: input.id }))),
+    create: write()
+      .input(input.create)
+      .mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.create({ ctx: ctx.core, input }))),
+    update: write()
       .input(IdInput)
       .input<U>(input.update as never)
       .mutation(async ({ ctx, input }) => spec.toJson(ctx.json)(await verbs.update({ ctx: ctx.core, id: input.id, input }))),
-    delete: procedure.input(IdInput).mutation(async ({ ctx, input }) => toDeletedJson(await verbs.delete({ ctx: ctx.core, id: input.id }), spec.object)),
+    delete: write()
+      .input(IdInput)
+      .mutation(async ({ ctx, input }) => toDeletedJson(await verbs.delete({ ctx: ctx.core, id: input.id }), spec.object)),
   };
 }
 
@@ -35,9 +45,13 @@ export const linksRouter = crudRouter(resources.links);
 /** Domains: creating one and verifying it follow the operator's settings (CONTRACT §14), kept in the context. */
 export const domainsRouter = router({
   ...crudProcedures(resources.domains),
-  create: procedure.input(CreateDomainInput).mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.create({ ctx: ctx.core, input }))),
+  create: scoped("domains:write")
+    .input(CreateDomainInput)
+    .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.create({ ctx: ctx.core, input }))),
   /** CONTRACT §14: looks the TXT record up; the domain, now verified, or a 422 on `name`. */
-  verify: procedure.input(IdInput).mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
+  verify: scoped("domains:write")
+    .input(IdInput)
+    .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
 });
 export const spacesRouter = crudRouter(resources.spaces);
 export const pixelsRouter = crudRouter(resources.pixels);

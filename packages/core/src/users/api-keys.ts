@@ -1,32 +1,51 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, gt, isNull, or } from "drizzle-orm";
 import { apiKeys, users, type Db } from "@shortener/db";
 import type { Actor, SystemCtx } from "../context.ts";
 import { sha256 } from "../secrets/hash.ts";
 import { randomBase62 } from "../secrets/random.ts";
+import { API_KEY_SCOPES, type Scope } from "./scopes.ts";
 
 /** Every key starts with this, so leaked keys are recognisable (secret scanners, logs). */
 export const API_KEY_PREFIX = "shk_";
+/** How many leading characters of a key are kept in clear, to tell keys apart (CONTRACT §17). */
+export const API_KEY_PREFIX_LENGTH = 8;
 
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBase62(40);
 }
 
-/** Stores `token` (only its hash) as a key of `userId`; returns the token. */
+/** Stores `token` (only its hash) as a full-scope key of `userId` (CONTRACT §9); returns the token. */
 export async function issueApiKey(db: Db, userId: number, token: string = generateApiKey()): Promise<string> {
-  await db.insert(apiKeys).values({ userId, keyHash: sha256(token), prefix: token.slice(0, 8) });
+  await db.insert(apiKeys).values({ userId, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH) });
   return token;
 }
 
-export type Authenticated = Actor & { keyId: number };
+/** The key behind a request: its user, what it may do (every scope for the keys of §9) and when it stops working. */
+export type Authenticated = Actor & { keyId: number; scopes: readonly Scope[]; expiresAt: Date | null };
 
-/** Finds the live key behind a bearer token: one indexed read by hash. Null for unknown or revoked keys. */
+/**
+ * Finds the live key behind a bearer token: one indexed read by hash. Null for unknown, revoked or
+ * expired keys (expired by `ctx.now()`; a caller that keeps keys in memory checks `expiresAt` again).
+ */
 export async function authenticateApiKey(ctx: SystemCtx, token: string): Promise<Authenticated | null> {
   if (token.length < 16 || token.length > 256) return null;
   const [row] = await ctx.db
-    .select({ keyId: apiKeys.id, userId: users.id, role: users.role })
+    .select({ keyId: apiKeys.id, userId: users.id, role: users.role, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, sha256(token)), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.keyHash, sha256(token)), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, ctx.now()))))
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  const scopes = row.scopes ? API_KEY_SCOPES.filter((scope) => row.scopes?.includes(scope)) : API_KEY_SCOPES;
+  return { keyId: row.keyId, userId: row.userId, role: row.role, scopes, expiresAt: row.expiresAt };
+}
+
+/** Whether `auth` has expired by `now` (a key kept in memory since it was looked up). */
+export function isKeyExpired(auth: Pick<Authenticated, "expiresAt">, now: Date): boolean {
+  return auth.expiresAt !== null && auth.expiresAt.getTime() <= now.getTime();
+}
+
+/** Writes when a key was last used; the API calls it at most once a minute per key (apps/api key-cache). */
+export async function recordKeyUse(ctx: SystemCtx, keyId: number): Promise<void> {
+  await ctx.db.update(apiKeys).set({ lastUsedAt: ctx.now() }).where(eq(apiKeys.id, keyId));
 }

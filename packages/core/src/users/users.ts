@@ -5,7 +5,8 @@ import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { offsetOf, type Page } from "../lists/pagination.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { parseInput } from "../validation/fields.ts";
-import { generateApiKey, issueApiKey } from "./api-keys.ts";
+import { sha256 } from "../secrets/hash.ts";
+import { API_KEY_PREFIX_LENGTH, generateApiKey, issueApiKey } from "./api-keys.ts";
 import { CreateUserInput, ListUsersInput, UserIdInput } from "./schemas.ts";
 
 export type User = { id: number; email: string; name: string; role: "admin" | "user"; createdAt: Date };
@@ -77,16 +78,30 @@ export async function deleteUser({ ctx, input }: { ctx: Ctx; input: UserIdInput 
   });
 }
 
-/** Issues a new key for the caller and revokes the one used for this request, atomically. */
+/**
+ * Issues a new key for the caller and revokes the one used for this request, atomically. The new key
+ * inherits the old one's name, scopes and expiry: rotating a named key (CONTRACT §17) never widens it.
+ */
 export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }): Promise<{ apiKey: string }> {
   return withTransaction(ctx, async (tx) => {
-    const revoked = await tx.db
+    const [revoked] = await tx.db
       .update(apiKeys)
       .set({ revokedAt: tx.now() })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), sql`${apiKeys.revokedAt} is null`))
-      .returning({ id: apiKeys.id });
-    if (!revoked.length) throw new NotFoundError("API key");
+      .returning({ id: apiKeys.id, name: apiKeys.name, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt });
+    if (!revoked) throw new NotFoundError("API key");
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
-    return { apiKey: await issueApiKey(tx.db, tx.actor.userId, generateApiKey()) };
+    const token = generateApiKey();
+    if (revoked.name === null) return { apiKey: await issueApiKey(tx.db, tx.actor.userId, token) };
+    await tx.db.insert(apiKeys).values({
+      userId: tx.actor.userId,
+      keyHash: sha256(token),
+      prefix: token.slice(0, API_KEY_PREFIX_LENGTH),
+      name: revoked.name,
+      scopes: revoked.scopes,
+      expiresAt: revoked.expiresAt,
+      createdAt: tx.now(),
+    });
+    return { apiKey: token };
   });
 }

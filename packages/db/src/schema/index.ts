@@ -26,7 +26,10 @@ export const users = pgTable(
   (t) => [uniqueIndex("users_email_key").on(t.email)],
 );
 
-/** API keys are stored only as a SHA-256 hash of the whole token; `prefix` is for display. */
+/**
+ * API keys are stored only as a SHA-256 hash of the whole token; `prefix` is for display. A user's key of
+ * CONTRACT §9 has no name and no scopes (full scope); a named key (§17) has both, and may expire.
+ */
 export const apiKeys = pgTable(
   "api_keys",
   {
@@ -36,11 +39,17 @@ export const apiKeys = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     keyHash: text().notNull(),
     prefix: text().notNull(),
+    /** Named keys only (CONTRACT §17); null for the user's full-scope key of §9. */
+    name: text(),
+    /** The scopes of a named key; null: every scope (the keys of §9). */
+    scopes: text().array(),
+    /** A named key stops working at this moment; null: never. */
+    expiresAt: timestamp({ withTimezone: true, mode: "date" }),
     createdAt: timestamps.createdAt,
     lastUsedAt: timestamp({ withTimezone: true, mode: "date" }),
     revokedAt: timestamp({ withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_user_id_idx").on(t.userId)],
+  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_user_id_idx").on(t.userId), check("api_keys_named_scoped", sql`(${t.name} is null) = (${t.scopes} is null)`)],
 );
 
 export const domains = pgTable(

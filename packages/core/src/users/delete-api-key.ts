@@ -1,0 +1,25 @@
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { apiKeys } from "@shortener/db";
+import { notifyChange } from "../changes/changes.ts";
+import { withTransaction, type Ctx } from "../context.ts";
+import { NotFoundError } from "../errors.ts";
+import { parseInput } from "../validation/fields.ts";
+import { IdInput } from "../validation/id-input.ts";
+
+/**
+ * Deletes one of the caller's named keys: it stops working at once, in every process (the key caches
+ * drop on the change notice). Someone else's key, a deleted one or a key of §9 is a 404.
+ */
+export async function deleteApiKey({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
+  const { id: keyId } = parseInput(IdInput, { id });
+  return withTransaction(ctx, async (tx) => {
+    const revoked = await tx.db
+      .update(apiKeys)
+      .set({ revokedAt: tx.now() })
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), isNotNull(apiKeys.name), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    if (!revoked.length) throw new NotFoundError("API key");
+    await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
+    return { id: keyId };
+  });
+}
