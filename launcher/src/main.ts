@@ -7,7 +7,7 @@ import { startErrorLine } from "./start-errors.ts";
 import { welcome } from "./welcome.ts";
 
 /** How long after the start the start's garbage is collected (settle-memory.ts). */
-const SETTLE_AFTER_MS = 5_000;
+const SETTLE_AFTER_MS = 2_000;
 
 let env;
 try {
