@@ -155,13 +155,7 @@ export class ImportGoneError extends Error {
  * New links are not announced, like the API's creates: the visitor side caches "no such link" for
  * under a second (ADR 0012).
  */
-async function insertLinks(
-  db: Db,
-  jobId: number,
-  userId: number,
-  now: Date,
-  pending: readonly Pending[],
-): Promise<{ missedLines: Set<number>; idsByLine: Map<number, number> }> {
+async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pending: readonly Pending[]): Promise<{ missedLines: Set<number>; idsByLine: Map<number, number> }> {
   const col = <T extends string | number | null>(pick: (p: Pending) => T) => pgArray(pending.map(pick));
   const at = now.toISOString();
   const rows = await queryRows<{ id: number | null; import_key: string }>(
