@@ -39,7 +39,7 @@ type Pending = { row: WritableRow; alias: string; attempt: number };
 
 /**
  * Writes one batch of a job in ONE transaction (docs/adr/0010-bulk-writes.md): the links (one
- * `INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING`, a change notification per link), their
+ * `INSERT … SELECT FROM unnest(…) ON CONFLICT DO NOTHING` that answers with the rows it did not insert), their
  * pixels, the batch's row errors, and the job's counters with its checkpoint. A row that was not
  * inserted is classified: its own import key already there → skipped (written before); its alias
  * taken by an earlier row of this file → error; taken with the same url → skipped; with another url →
@@ -64,14 +64,18 @@ export async function writeImportBatch(
     let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomAlias(0), attempt: 0 }));
     const withPixels: Array<{ id: number; pixelIds: number[] }> = [];
     while (pending.length) {
-      const inserted = await insertLinks(tx, jobId, userId, now, pending);
+      const outcome = await insertLinks(tx, jobId, userId, now, pending);
       const missed: Pending[] = [];
       for (const p of pending) {
-        const id = inserted.get(p.row.line);
-        if (id === undefined) missed.push(p);
-        else {
-          created++;
-          if (p.row.pixelIds.length) withPixels.push({ id, pixelIds: p.row.pixelIds });
+        if (outcome.missedLines.has(p.row.line)) {
+          missed.push(p);
+          continue;
+        }
+        created++;
+        if (p.row.pixelIds.length) {
+          const id = outcome.idsByLine.get(p.row.line);
+          if (id === undefined) throw new Error(`import line ${p.row.line}: inserted without its id`);
+          withPixels.push({ id, pixelIds: p.row.pixelIds });
         }
       }
       if (!missed.length) break;
@@ -145,35 +149,49 @@ export class ImportGoneError extends Error {
 }
 
 /**
- * Inserts the rows; returns line → new link id for those inserted. New links are not announced, like
- * the API's creates: the visitor side caches "no such link" for under a second (ADR 0012).
+ * Inserts the rows. Returns the lines that were NOT inserted (a conflict on some unique index) and the
+ * new ids of the rows that have pixels — not a row per link: reading back 5,000 ids and keys a batch
+ * cost the importer's thread more than anything but the row checks (docs/adr/0029-import-write-path.md).
+ * New links are not announced, like the API's creates: the visitor side caches "no such link" for
+ * under a second (ADR 0012).
  */
-async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pending: readonly Pending[]): Promise<Map<number, number>> {
+async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pending: readonly Pending[]): Promise<{ missedLines: Set<number>; idsByLine: Map<number, number> }> {
   const col = <T extends string | number | null>(pick: (p: Pending) => T) => pgArray(pending.map(pick));
   const at = now.toISOString();
-  const rows = await queryRows<{ id: number; import_key: string }>(
+  const rows = await queryRows<{ id: number | null; import_key: string }>(
     db,
-    sql`with ins as (
-          insert into links (user_id, domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
-                             expiration_url, expiration_clicks, ends_at, import_key, created_at, updated_at)
-          select ${userId}::int, v.domain_id, v.space_id, v.alias, v.url, v.title, v.password_hash, v.disabled, v.privacy, v.privacy_password_hash,
-                 v.expiration_url, v.expiration_clicks, v.ends_at, v.import_key, ${at}::timestamptz, ${at}::timestamptz
-          from unnest(
+    sql`with v as (
+          select * from unnest(
             ${col((p) => p.row.domainId)}::int[], ${col((p) => p.row.spaceId)}::int[], ${col((p) => p.alias)}::text[],
             ${col((p) => p.row.url)}::text[], ${col((p) => p.row.title)}::text[], ${col((p) => p.row.passwordHash)}::text[],
             ${col((p) => (p.row.disabled ? "t" : "f"))}::boolean[], ${col((p) => p.row.privacy)}::smallint[],
             ${col((p) => p.row.privacyPasswordHash)}::text[], ${col((p) => p.row.expirationUrl)}::text[],
             ${col((p) => p.row.expirationClicks)}::int[], ${col((p) => p.row.endsAt?.toISOString() ?? null)}::timestamptz[],
-            ${col((p) => importKeyOf(jobId, p.row.line))}::text[]
+            ${col((p) => importKeyOf(jobId, p.row.line))}::text[], ${col((p) => (p.row.pixelIds.length ? "t" : "f"))}::boolean[]
           ) as v(domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
-                 expiration_url, expiration_clicks, ends_at, import_key)
+                 expiration_url, expiration_clicks, ends_at, import_key, wants_id)
+        ), ins as (
+          insert into links (user_id, domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
+                             expiration_url, expiration_clicks, ends_at, import_key, created_at, updated_at)
+          select ${userId}::int, v.domain_id, v.space_id, v.alias, v.url, v.title, v.password_hash, v.disabled, v.privacy, v.privacy_password_hash,
+                 v.expiration_url, v.expiration_clicks, v.ends_at, v.import_key, ${at}::timestamptz, ${at}::timestamptz
+          from v
           on conflict do nothing
           returning id, import_key
         )
-        select ins.id, ins.import_key from ins`,
+        select null::int as id, v.import_key from v where not exists (select from ins where ins.import_key = v.import_key)
+        union all
+        select ins.id, ins.import_key from ins join v using (import_key) where v.wants_id`,
   );
   const prefix = String(jobId).length + 1;
-  return new Map(rows.map((r) => [Number(r.import_key.slice(prefix)), Number(r.id)]));
+  const missedLines = new Set<number>();
+  const idsByLine = new Map<number, number>();
+  for (const r of rows) {
+    const line = Number(r.import_key.slice(prefix));
+    if (r.id === null) missedLines.add(line);
+    else idsByLine.set(line, Number(r.id));
+  }
+  return { missedLines, idsByLine };
 }
 
 /** For rows that were not inserted: the links holding their (domain, alias), and which of their import keys exist. */
