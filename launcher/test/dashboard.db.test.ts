@@ -283,7 +283,7 @@ describe("the dashboard in a real browser", () => {
     expect(remaining.map((l) => l.alias)).toEqual(["other-two"]);
   }, 180_000);
 
-  it("domains: adds one and shows its verification record; account: signs out everywhere", async () => {
+  it("domains: adds one and shows its verification record; spaces and pixels; account: signs out everywhere", async () => {
     await page.getByRole("link", { name: "Domains" }).click();
     await page.getByRole("heading", { name: "Domains" }).waitFor();
     await page.getByLabel("New domain").fill("go.example.net");
@@ -293,6 +293,35 @@ describe("the dashboard in a real browser", () => {
     expect(await page.locator("li.card", { hasText: "go.example.net" }).innerText()).toContain("Verified");
     await checkAccessibility("domains");
     await capture("domains");
+
+    // Spaces and pixels: created here, then offered by the link editor and the list's filters.
+    await page.getByRole("link", { name: "Spaces" }).click();
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    await page.getByLabel("New space").fill("Launches");
+    await page.getByLabel("Colour", { exact: true }).selectOption({ label: "Colour 3" });
+    await page.getByRole("button", { name: "Add space" }).click();
+    await page.getByRole("list").getByText("Launches").waitFor();
+    await checkAccessibility("spaces");
+    await capture("spaces");
+    await page.getByRole("link", { name: "Pixels" }).click();
+    await page.getByRole("heading", { name: "Pixels" }).waitFor();
+    await page.getByLabel("Pixel name").fill("Ads");
+    await page.getByLabel("Type", { exact: true }).selectOption("tiktok");
+    await page.getByLabel("Pixel id").fill("not valid!");
+    await page.getByRole("button", { name: "Add pixel" }).click();
+    await page
+      .locator(".field", { has: page.getByLabel("Pixel id") })
+      .locator(".error")
+      .waitFor();
+    await page.getByLabel("Pixel id").fill("C4ABC123");
+    await page.getByRole("button", { name: "Add pixel" }).click();
+    await page.getByRole("list").getByText("Ads").waitFor();
+    await checkAccessibility("pixels");
+    await capture("pixels");
+    await page.getByRole("link", { name: "New link" }).waitFor({ state: "detached" });
+    await page.getByRole("link", { name: "Links", exact: true }).click();
+    await expect.poll(() => page.getByLabel("Space", { exact: true }).locator("option").allInnerTexts()).toContain("Launches");
+    await expect.poll(() => page.getByLabel("Pixel", { exact: true }).locator("option").allInnerTexts()).toContain("Ads");
 
     await page.getByRole("link", { name: "Account" }).click();
     await page.getByRole("heading", { name: "Account" }).waitFor();

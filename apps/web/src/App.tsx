@@ -6,7 +6,9 @@ import { DomainsScreen } from "./screens/Domains.tsx";
 import { LinkDetailScreen } from "./screens/LinkDetail.tsx";
 import { LinkEditorScreen } from "./screens/LinkEditor.tsx";
 import { LinksScreen } from "./screens/Links.tsx";
+import { PixelsScreen } from "./screens/Pixels.tsx";
 import { SetPasswordScreen, SignInScreen } from "./screens/SignIn.tsx";
+import { SpacesScreen } from "./screens/Spaces.tsx";
 import { applyTheme, storedTheme, type Theme } from "./theme.ts";
 import { isUnauthorized, messageOf, setCsrfToken, signOut, useTRPC, type Me } from "./trpc.ts";
 import { ErrorBanner } from "./ui.tsx";
@@ -14,6 +16,8 @@ import { ErrorBanner } from "./ui.tsx";
 const NAV = [
   { to: "/", label: "Links", isCurrent: (p: string) => p === "/" || p.startsWith("/links") },
   { to: "/domains", label: "Domains", isCurrent: (p: string) => p.startsWith("/domains") },
+  { to: "/spaces", label: "Spaces", isCurrent: (p: string) => p.startsWith("/spaces") },
+  { to: "/pixels", label: "Pixels", isCurrent: (p: string) => p.startsWith("/pixels") },
   { to: "/account", label: "Account", isCurrent: (p: string) => p.startsWith("/account") },
 ];
 
@@ -43,6 +47,8 @@ function Screen({ path, me }: { path: string; me: Me }) {
   if ((params = match("/links/:id/edit", path))) return <LinkEditorScreen id={Number(params.id)} />;
   if ((params = match("/links/:id", path))) return <LinkDetailScreen id={Number(params.id)} />;
   if (path === "/domains") return <DomainsScreen />;
+  if (path === "/spaces") return <SpacesScreen />;
+  if (path === "/pixels") return <PixelsScreen />;
   if (path === "/account") return <AccountScreen me={me} />;
   return (
     <section>
