@@ -136,12 +136,23 @@ export function LinkEditorScreen({ id }: { id: number | null }) {
   const update = useMutation(trpc.links.update.mutationOptions({ onSuccess: done }));
   const mutation = id === null ? create : update;
   const errors = fieldErrorsOf(mutation.error);
-  const errorOf = (field: string) => errors[field];
-  const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((f) => ({ ...f, [key]: value }));
+  // A field's API message stays until that field is changed (or the form is sent again).
+  const [edited, setEdited] = useState<Set<string>>(new Set());
+  const TARGET_GROUPS = ["country", "platform", "language", "rotation", "target_type"];
+  const errorOf = (field: string) => {
+    const base = field.split(".")[0] ?? field;
+    const key = TARGET_GROUPS.includes(base) ? "targets" : base === "domain_id" ? "domain_id" : base;
+    return edited.has(key) ? undefined : errors[field];
+  };
+  const set = <K extends keyof Form>(key: K, value: Form[K]) => {
+    setForm((f) => ({ ...f, [key]: value }));
+    setEdited((e) => (e.has(key) ? e : new Set(e).add(key === "target_type" ? "targets" : key)));
+  };
   const group = groupOf(form.target_type);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    setEdited(new Set());
     if (id === null) create.mutate({ ...inputOf(form, false), domain_id: Number(form.domain_id) } as Inputs["links"]["create"]);
     else update.mutate({ id, ...inputOf(form, true) } as Inputs["links"]["update"]);
   };
@@ -231,6 +242,7 @@ export function LinkEditorScreen({ id }: { id: number | null }) {
                 onChange={(e) => {
                   const type = Number(e.target.value) as Form["target_type"];
                   setForm((f) => ({ ...f, target_type: type, targets: type === 0 ? [] : f.targets.length ? f.targets : [{ key: "", value: "" }] }));
+                  setEdited((e) => new Set(e).add("targets"));
                 }}
               >
                 {TARGET_TYPES.map((t) => (
