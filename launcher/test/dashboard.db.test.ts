@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
@@ -97,7 +97,7 @@ async function checkAccessibility(screen: string): Promise<void> {
 }
 
 /** Desktop and 390 px screenshots of a screen (written to docs/screenshots/ with UPDATE_SCREENSHOTS=1), and nothing wider than the viewport. */
-async function capture(name: string): Promise<void> {
+async function capture(name: string, options: { mask?: Locator[] } = {}): Promise<void> {
   for (const [suffix, viewport] of [
     ["desktop", { width: 1200, height: 860 }],
     ["390", { width: 390, height: 844 }],
@@ -108,7 +108,7 @@ async function capture(name: string): Promise<void> {
       const overflow = await page.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`);
       expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
     }
-    const shot = await page.screenshot({ fullPage: false, type: "png" });
+    const shot = await page.screenshot({ fullPage: false, type: "png", ...(options.mask ? { mask: options.mask } : {}) });
     expect(shot.length).toBeGreaterThan(1000);
     if (SAVE_SCREENSHOTS) await import("node:fs/promises").then((fs) => fs.writeFile(join(SCREENSHOTS, `${name}-${suffix}.png`), shot));
   }
@@ -283,7 +283,7 @@ describe("the dashboard in a real browser", () => {
     expect(remaining.map((l) => l.alias)).toEqual(["other-two"]);
   }, 180_000);
 
-  it("domains: adds one and shows its verification record; spaces and pixels; account: signs out everywhere", async () => {
+  it("domains: adds one and shows its verification record; spaces, pixels and users; account: signs out everywhere", async () => {
     await page.getByRole("link", { name: "Domains" }).click();
     await page.getByRole("heading", { name: "Domains" }).waitFor();
     await page.getByLabel("New domain").fill("go.example.net");
@@ -322,6 +322,24 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("link", { name: "Links", exact: true }).click();
     await expect.poll(() => page.getByLabel("Space", { exact: true }).locator("option").allInnerTexts()).toContain("Launches");
     await expect.poll(() => page.getByLabel("Pixel", { exact: true }).locator("option").allInnerTexts()).toContain("Ads");
+
+    // Admin: a new user gets a first API key, shown once, that signs in to the dashboard once.
+    await page.getByRole("link", { name: "Users" }).click();
+    await page.getByRole("heading", { name: "Users" }).waitFor();
+    await page.getByLabel("Email", { exact: true }).fill("second@example.test");
+    await page.getByLabel("Name", { exact: true }).fill("Second User");
+    await page.getByRole("button", { name: "Add user" }).click();
+    const issuedKey = await page.getByTestId("issued-key").innerText();
+    expect(issuedKey).toMatch(/^shk_/);
+    await page.locator(".plain-list").getByText("second@example.test").waitFor();
+    await checkAccessibility("users");
+    // The key is a secret, even a test one: masked in the picture.
+    await capture("users", { mask: [page.getByTestId("issued-key")] });
+    const keySignIn = await fetch(`${base}/app/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: issuedKey }) });
+    expect(keySignIn.status).toBe(200);
+    expect(((await keySignIn.json()) as { data: { has_password: boolean } }).data.has_password).toBe(false);
+    await page.getByRole("button", { name: "Delete second@example.test" }).click();
+    await expect.poll(() => page.locator(".plain-list").getByText("second@example.test").count()).toBe(0);
 
     await page.getByRole("link", { name: "Account" }).click();
     await page.getByRole("heading", { name: "Account" }).waitFor();

@@ -9,6 +9,7 @@ import { LinksScreen } from "./screens/Links.tsx";
 import { PixelsScreen } from "./screens/Pixels.tsx";
 import { SetPasswordScreen, SignInScreen } from "./screens/SignIn.tsx";
 import { SpacesScreen } from "./screens/Spaces.tsx";
+import { UsersScreen } from "./screens/Users.tsx";
 import { applyTheme, storedTheme, type Theme } from "./theme.ts";
 import { isUnauthorized, messageOf, setCsrfToken, signOut, useTRPC, type Me } from "./trpc.ts";
 import { ErrorBanner } from "./ui.tsx";
@@ -20,6 +21,7 @@ const NAV = [
   { to: "/pixels", label: "Pixels", isCurrent: (p: string) => p.startsWith("/pixels") },
   { to: "/account", label: "Account", isCurrent: (p: string) => p.startsWith("/account") },
 ];
+const ADMIN_NAV = { to: "/users", label: "Users", isCurrent: (p: string) => p.startsWith("/users") };
 
 function ThemeToggle() {
   const [theme, setTheme] = useState<Theme>(storedTheme);
@@ -50,6 +52,7 @@ function Screen({ path, me }: { path: string; me: Me }) {
   if (path === "/spaces") return <SpacesScreen />;
   if (path === "/pixels") return <PixelsScreen />;
   if (path === "/account") return <AccountScreen me={me} />;
+  if (path === "/users" && me.role === "admin") return <UsersScreen me={me} />;
   return (
     <section>
       <h1>Not found</h1>
@@ -112,7 +115,7 @@ export function App() {
         </Link>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((item) => (
+            {(me.data.role === "admin" ? [...NAV.slice(0, -1), ADMIN_NAV, ...NAV.slice(-1)] : NAV).map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.isCurrent(path) ? "page" : undefined}>
                   {item.label}
