@@ -7,6 +7,7 @@ import { migrate, openDb, sql, type Database } from "@shortener/db";
 import type { createApi } from "@shortener/api";
 import type { Importer } from "@shortener/importer";
 import type { RedirectApp } from "@shortener/redirect";
+import { dashboardDir } from "@shortener/web";
 import { loggableError, openFailedTries } from "@shortener/web-guard";
 import { createAccessLog } from "./access-log.ts";
 import { EMBEDDED_SETTINGS, needsInitdb } from "./embedded.ts";
@@ -202,6 +203,8 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
           dnsServers: env.DNS_SERVERS ?? [],
           reservedHosts: env.RESERVED_HOSTS,
           webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+          // The dashboard's build (apps/web), served at /app/ (CONTRACT §19).
+          dashboardDir,
         },
         ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
         ...(failedTries ? { failedTries } : {}),

@@ -20,7 +20,7 @@ export function welcome(url: string, boot: BootstrapResult, driver: string, opti
       `  curl -H "Authorization: Bearer ${key}" ${url}/api/v1/account`,
     );
   }
-  if (services.includes("api")) lines.push(``, `API reference: ${url}/api/docs`);
+  if (services.includes("api")) lines.push(``, `API reference: ${url}/api/docs`, `Dashboard: ${url}/app/ (first sign-in with the API key, then choose a password)`);
   if (options.metricsPort) lines.push(`Metrics: http://${options.host ?? "127.0.0.1"}:${options.metricsPort}/metrics`);
   lines.push(``, `Health: ${url}/healthz   Readiness: ${url}/readyz   Stop: Ctrl+C`, ``);
   return lines.join("\n");

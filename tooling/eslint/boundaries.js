@@ -162,6 +162,24 @@ export const boundaries = [
     rules: { "no-restricted-imports": restricted({ names: [...APPS, LAUNCHER], message: "Apps never import each other: the launcher composes them." }) },
   },
   {
+    // The dashboard (docs/adr/0028-dashboard.md) takes the router's TYPE from the API, as packages/client
+    // does, and nothing of its code: the bundle talks to /trpc only.
+    files: ["apps/web/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            ...PROCESS_ENV_IMPORTS,
+            { name: "@shortener/api", allowTypeImports: true, message: "The dashboard may import the API's router type only (import type)." },
+            ...["@shortener/redirect", "@shortener/importer", LAUNCHER].map((name) => ({ name, message: "The dashboard imports no app." })),
+          ],
+          patterns: [DEEP_IMPORTS],
+        },
+      ],
+    },
+  },
+  {
     // Where the environment may be read: the env modules, the entry points that hand `process.env` to
     // them, test and benchmark tooling.
     files: [

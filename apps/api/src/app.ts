@@ -7,6 +7,7 @@ import type { ApiDeps } from "./deps.ts";
 import { createDomainVerbs } from "./domain-policy.ts";
 import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { assertScope, createGuard, type RouteScope } from "./http/auth.ts";
+import { createSessionGuard } from "./http/session.ts";
 import { createBaseUrls } from "./http/base-url.ts";
 import { createKeyCache } from "./http/key-cache.ts";
 import { decodeForm, normalizeBody } from "./http/form.ts";
@@ -14,10 +15,12 @@ import { rejectNul } from "./http/nul.ts";
 import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { dashboardRoutes } from "./routes/dashboard.ts";
 import { publicStatsRoutes } from "./routes/public-stats.ts";
 import { importRoutes } from "./routes/imports.ts";
 import { linkToolRoutes } from "./routes/link-tools.ts";
 import { resourceRoutes } from "./routes/resources.ts";
+import { sessionRoutes } from "./routes/session.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { createSerializers } from "./serialize/resources.ts";
@@ -173,7 +176,9 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       log: app.log,
     }));
   if (!deps.failedTries) app.addHook("onClose", async () => failedTries.close());
-  const guard = createGuard(await registerRateLimits(app, deps.config), keys, failedTries);
+  const limiter = await registerRateLimits(app, deps.config);
+  const guard = createGuard(limiter, keys, failedTries);
+  const sessionGuard = createSessionGuard(deps, limiter);
 
   const serializers = createSerializers(deps.config);
   const qr = createQrCache();
@@ -213,7 +218,10 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   // Public: the OpenAPI document and its reference page, without a key (CONTRACT §16).
   openApiRoutes(app, scopeOfRoutes(app));
 
-  await registerTrpc(app, { deps, guard, router: appRouter, prefix: "/trpc", qr });
+  await registerTrpc(app, { deps, guard, sessionGuard, router: appRouter, prefix: "/trpc", qr });
+  // The dashboard (CONTRACT §19): its sign-in and sign-out, and its static files.
+  sessionRoutes(app, deps, failedTries, sessionGuard);
+  dashboardRoutes(app, deps.config.dashboardDir);
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
   publicStatsRoutes(app, deps, serializers, keys, failedTries);
 

@@ -35,6 +35,8 @@ export type ApiConfig = {
   reservedHosts: string[];
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may target private, loopback and link-local addresses (CONTRACT §18). */
   webhookAllowPrivate: boolean;
+  /** The built dashboard (apps/web's `dist/`) served at `/app/` (CONTRACT §19); undefined: a "not built" page. */
+  dashboardDir: string | undefined;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -54,6 +56,7 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   dnsTimeoutMs: 5_000,
   reservedHosts: [],
   webhookAllowPrivate: false,
+  dashboardDir: undefined,
 };
 
 /** One answered API request, as the access log and the metrics see it: never the key, the query string or the body. */

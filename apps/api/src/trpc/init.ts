@@ -6,8 +6,22 @@ import type { Serializers } from "../serialize/resources.ts";
 import { rejectNul } from "../http/nul.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
-/** What every procedure gets: a core context acting as the key's user, the key and its scopes, the serialisers, the configured domain verbs, webhook target rules and the QR codes. */
-export type TrpcContext = { core: Ctx; keyId: number; scopes: readonly Scope[]; json: Serializers; log: FastifyBaseLogger; domains: DomainVerbs; webhookOptions: WebhookTargetOptions; qr: QrCache };
+/**
+ * What every procedure gets: a core context acting as the key's user, the key and its scopes, the
+ * serialisers, the configured domain verbs, webhook target rules and the QR codes. `session`: the
+ * dashboard session the request came with (cookie), or null for a bearer key (docs/adr/0028-dashboard.md).
+ */
+export type TrpcContext = {
+  core: Ctx;
+  keyId: number;
+  scopes: readonly Scope[];
+  json: Serializers;
+  log: FastifyBaseLogger;
+  domains: DomainVerbs;
+  webhookOptions: WebhookTargetOptions;
+  qr: QrCache;
+  session: { id: number; csrfToken: string } | null;
+};
 
 /**
  * The router's own context type is a handle that names nothing of the server: the router's type is

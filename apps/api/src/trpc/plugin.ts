@@ -5,6 +5,7 @@ import { createQrCache, type QrCache } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { createDomainVerbs } from "../domain-policy.ts";
 import { coreCtx, type Guard } from "../http/auth.ts";
+import type { SessionGuard } from "../http/session.ts";
 import { createSerializers } from "../serialize/resources.ts";
 import { HttpError, RETRY_AFTER_SECONDS } from "../errors.ts";
 import { toTrpcError } from "./errors.ts";
@@ -32,14 +33,18 @@ function isValidHost(host: string | undefined, url: string): boolean {
  * through the same guard as REST: the same key, the same limits (a batch counts each of its calls).
  * Its failures reach every call of the batch as tRPC errors (401 UNAUTHORIZED, 429 TOO_MANY_REQUESTS).
  */
-export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDeps; guard: Guard; router: AnyRouter; prefix: string; qr?: QrCache }): Promise<void> {
-  const { deps, guard, router, prefix, qr = createQrCache() } = options;
+export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDeps; guard: Guard; sessionGuard?: SessionGuard; router: AnyRouter; prefix: string; qr?: QrCache }): Promise<void> {
+  const { deps, guard, sessionGuard, router, prefix, qr = createQrCache() } = options;
   const json = createSerializers(deps.config);
   const domains = createDomainVerbs(deps.config);
 
   const createContext = async ({ req, res, info }: CreateFastifyContextOptions): Promise<TrpcRequestHandle> => {
     try {
-      const auth = await guard(req, res, Math.max(1, info.calls.length));
+      const cost = Math.max(1, info.calls.length);
+      // A bearer key wins; without one, the dashboard's session cookie (CONTRACT §19).
+      const viaSession = sessionGuard && req.headers.authorization === undefined ? await sessionGuard(req, res, cost) : null;
+      const auth = viaSession?.auth ?? (await guard(req, res, cost));
+      const session = viaSession ? { id: viaSession.session.sessionId, csrfToken: viaSession.session.csrfToken } : null;
       return contextHandle({
         core: coreCtx(deps, auth),
         keyId: auth.keyId,
@@ -49,6 +54,7 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
         domains,
         webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate },
         qr,
+        session,
       });
     } catch (error) {
       throw toTrpcError(error);

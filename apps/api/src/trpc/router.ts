@@ -1,4 +1,5 @@
 import { accountRouter, usersRouter } from "./account.ts";
+import { authRouter } from "./auth.ts";
 import { mergeRouters, router } from "./init.ts";
 import { linkToolsRouter } from "./link-tools.ts";
 import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resources.ts";
@@ -17,6 +18,7 @@ export const appRouter = router({
   stats: statsRouter,
   imports: importsRouter,
   webhooks: webhooksRouter,
+  auth: authRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -17,13 +17,14 @@ export function isAliasShaped(value: string): boolean {
 
 /**
  * The first path segments the service answers itself on its one port: REST (`/api/…`), tRPC, the
- * public stats pages, and the health checks. The API's router takes exactly these (`isApiPath`);
- * every other path is a visit. A test asks the live API for its routes and holds them to this list.
+ * public stats pages, the health checks and the dashboard (`/app/`, CONTRACT §19). The API's router
+ * takes exactly these (`isApiPath`); every other path is a visit. A test asks the live API for its
+ * routes and holds them to this list.
  */
-export const SERVICE_PATHS = ["api", "trpc", "stats", "healthz", "readyz"] as const;
+export const SERVICE_PATHS = ["api", "trpc", "stats", "healthz", "readyz", "app"] as const;
 
-/** Paths that are never an alias, in any case: the service's own, and `app`, kept for the dashboard (§19). */
-export const RESERVED_PATHS: readonly string[] = [...SERVICE_PATHS, "app"];
+/** Paths that are never an alias, in any case: the service's own (§4). */
+export const RESERVED_PATHS: readonly string[] = [...SERVICE_PATHS];
 
 const RESERVED = new Set(RESERVED_PATHS);
 

@@ -21,9 +21,31 @@ export const users = pgTable(
     role: text({ enum: ["admin", "user"] })
       .notNull()
       .default("user"),
+    /** The dashboard's sign-in password (scrypt, as `hashPassword` writes it); null: none set yet (CONTRACT §19). */
+    passwordHash: text(),
     ...timestamps,
   },
   (t) => [uniqueIndex("users_email_key").on(t.email)],
+);
+
+/**
+ * Dashboard sessions (CONTRACT §19): the cookie carries a random token, stored here as its SHA-256 hash
+ * only, with the CSRF token mutations must echo. Revoking is deleting the row ("sign out everywhere":
+ * every row of the user); a session lives 30 days from sign-in.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: serial().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    tokenHash: text().notNull(),
+    csrfToken: text().notNull(),
+    createdAt: timestamps.createdAt,
+    expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [uniqueIndex("sessions_token_hash_key").on(t.tokenHash), index("sessions_user_id_idx").on(t.userId)],
 );
 
 /**

@@ -10,10 +10,11 @@ import { closeRedis, connectRedis } from "../redis.ts";
 
 /**
  * What is being guessed: one link's password (`link:<id>`), one link's stats password (`stats:<id>`),
- * or API keys in general (`key`: the API's bearer keys and the owner key of a stats page alike, so a
- * client cannot get ten more guesses by asking another link's stats page).
+ * API keys in general (`key`: the API's bearer keys and the owner key of a stats page alike, so a
+ * client cannot get ten more guesses by asking another link's stats page), or the dashboard's sign-in
+ * (`login`: passwords and one-time key sign-ins, whatever the email).
  */
-export type TryTarget = `link:${number}` | `stats:${number}` | "key";
+export type TryTarget = `link:${number}` | `stats:${number}` | "key" | "login";
 
 /** The answer to a try, given before it is checked. */
 export type TryVerdict =

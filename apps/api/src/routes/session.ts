@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, getAccount, hasPassword } from "@shortener/core";
+import type { FailedTries } from "@shortener/web-guard";
+import type { ApiDeps } from "../deps.ts";
+import { HttpError, unauthenticated } from "../errors.ts";
+import { applyTryHeaders } from "../http/rate-limit.ts";
+import { clearedSessionCookie, isHttps, sessionCookie, sessionToken, type SessionGuard } from "../http/session.ts";
+import { toUserJson } from "../serialize/users.ts";
+
+/** The JSON the dashboard gets about who signed in: the account, whether a password is set, and the CSRF token. */
+export function sessionJson(user: Parameters<typeof toUserJson>[0], isPasswordSet: boolean, csrfToken: string) {
+  return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: csrfToken };
+}
+
+/** Sign-in and sign-out take JSON only: a cross-site form cannot send it (no CORS), so no login CSRF. */
+function requireJson(request: FastifyRequest): void {
+  if (!/^application\/json\b/i.test(String(request.headers["content-type"] ?? ""))) {
+    throw new HttpError(415, "unsupported_media_type", "The content type is not supported: send application/json.");
+  }
+}
+
+/**
+ * `POST /app/session` signs in (email + password, or a one-time API key for a user without a password)
+ * and sets the session cookie; `DELETE /app/session` signs this session out. Every sign-in is a try of
+ * the client at `login`, counted before it is checked (CONTRACT §15): past 10 in 15 minutes, 429.
+ */
+export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: FailedTries, sessionGuard: SessionGuard): void {
+  const sys = { db: deps.database.db, now: deps.now };
+
+  app.post("/app/session", async (request: FastifyRequest, reply: FastifyReply) => {
+    requireJson(request);
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const verdict = await failedTries.begin(request.ip, "login");
+    applyTryHeaders(reply, failedTries.limit.max, verdict);
+    const found =
+      body.api_key !== undefined ? await checkKeySignIn(sys, { api_key: body.api_key as string }) : await checkPasswordSignIn(sys, { email: body.email as string, password: body.password as string });
+    if (!found) throw unauthenticated();
+    if (verdict.isAllowed) await verdict.refund();
+    const created = await createSession(sys, found.userId);
+    const ctx = { ...sys, actor: { userId: found.userId, role: "user" as const } };
+    const [user, isPasswordSet] = await Promise.all([getAccount({ ctx }), hasPassword({ ctx })]);
+    reply.header("set-cookie", sessionCookie(deps.config.secret, created.token, isHttps(request))).header("cache-control", "no-store");
+    return { data: sessionJson(user, isPasswordSet, created.csrfToken), status: 200 };
+  });
+
+  app.delete("/app/session", async (request: FastifyRequest, reply: FastifyReply) => {
+    // The session's own CSRF token is required, so another site cannot sign a user out.
+    const found = await sessionGuard(request, reply);
+    if (!found) throw unauthenticated();
+    const token = sessionToken(request, deps.config.secret);
+    if (token) await deleteSession(sys, token);
+    reply.header("set-cookie", clearedSessionCookie(isHttps(request))).header("cache-control", "no-store");
+    return { status: 200 };
+  });
+}

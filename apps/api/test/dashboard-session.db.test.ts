@@ -1,0 +1,240 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { InjectOptions } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAILED_TRY_LIMIT } from "@shortener/web-guard";
+import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
+
+/**
+ * The dashboard's sessions (CONTRACT §19, docs/adr/0028-dashboard.md): sign-in with a password or a
+ * one-time key, the cookie, the CSRF guard on tRPC mutations, sign-out (one and everywhere), the
+ * failed-try limit on sign-in (§15), and the static files at /app/.
+ */
+let api: TestApi;
+let dist: string;
+
+beforeAll(async () => {
+  dist = mkdtempSync(join(tmpdir(), "shortener-web-dist-"));
+  mkdirSync(join(dist, "assets"));
+  writeFileSync(join(dist, "index.html"), `<!doctype html><title>Dashboard</title><script type="module" src="/app/assets/index-abc123.js"></script>${" ".repeat(600)}`);
+  writeFileSync(join(dist, "assets", "index-abc123.js"), `console.log("dashboard");${"//".repeat(400)}`);
+  // trustProxy: a request may say it came over HTTPS (X-Forwarded-Proto), as behind a TLS proxy.
+  api = await createTestApi({ trustProxy: true, dashboardDir: dist }, { failedTryLimit: FAILED_TRY_LIMIT });
+});
+afterAll(async () => {
+  await api?.close();
+  rmSync(dist, { recursive: true, force: true });
+});
+
+type Answer = { status: number; body: any; headers: Record<string, unknown> };
+
+async function inject(method: InjectOptions["method"], url: string, options: { json?: unknown; cookie?: string; csrf?: string; headers?: Record<string, string>; ip?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.cookie) headers.cookie = options.cookie;
+  if (options.csrf) headers["x-csrf-token"] = options.csrf;
+  if (options.json !== undefined) headers["content-type"] = "application/json";
+  const res = await api.app.inject({
+    method,
+    url,
+    headers,
+    ...(options.ip ? { remoteAddress: options.ip } : {}),
+    ...(options.json !== undefined ? { payload: JSON.stringify(options.json) } : {}),
+  });
+  const isJson = String(res.headers["content-type"] ?? "").startsWith("application/json");
+  return { status: res.statusCode, body: isJson ? res.json() : res.body, headers: res.headers };
+}
+
+/** The `name=value` part of a Set-Cookie header, to send back. */
+function cookieOf(answer: Answer): string {
+  const header = String(answer.headers["set-cookie"] ?? "");
+  return header.split(";", 1)[0] ?? "";
+}
+
+async function signInWithKey(apiKey: string, ip?: string) {
+  const res = await inject("POST", "/app/session", { json: { api_key: apiKey }, ...(ip ? { ip } : {}) });
+  return { res, cookie: cookieOf(res), csrf: res.body?.data?.csrf_token as string };
+}
+
+describe("signing in", () => {
+  it("a user without a password signs in once with an API key: a signed HttpOnly, SameSite=Lax cookie for 30 days", async () => {
+    const user = await api.user();
+    const { res, cookie, csrf } = await signInWithKey(user.apiKey);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id: user.id, email: user.email, has_password: false });
+    expect(csrf).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const header = String(res.headers["set-cookie"]);
+    expect(header).toMatch(/^shortener_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; /);
+    expect(header).toContain("HttpOnly");
+    expect(header).toContain("SameSite=Lax");
+    expect(header).toContain("Path=/");
+    expect(header).toContain(`Max-Age=${30 * 24 * 60 * 60}`);
+    expect(header).not.toContain("Secure");
+    expect(res.headers["cache-control"]).toBe("no-store");
+    // The session works on /trpc: a query needs no CSRF token.
+    const me = await inject("GET", "/trpc/auth.me", { cookie });
+    expect(me.status).toBe(200);
+    expect(me.body.result.data).toMatchObject({ id: user.id, has_password: false, csrf_token: csrf });
+  });
+
+  it("over HTTPS the cookie is Secure", async () => {
+    const user = await api.user();
+    const res = await inject("POST", "/app/session", { json: { api_key: user.apiKey }, headers: { "x-forwarded-proto": "https" } });
+    expect(res.status).toBe(200);
+    expect(String(res.headers["set-cookie"])).toContain("; Secure");
+  });
+
+  it("sets a password, then signs in with it (email in any case); the key no longer signs in", async () => {
+    const user = await api.user();
+    const { cookie, csrf } = await signInWithKey(user.apiKey);
+    // A mutation without the CSRF header is refused, and changes nothing.
+    const refused = await inject("POST", "/trpc/auth.setPassword", { cookie, json: { password: "correct horse battery" } });
+    expect(refused.status).toBe(403);
+    expect((await inject("GET", "/trpc/auth.me", { cookie })).body.result.data.has_password).toBe(false);
+    const tooShort = await inject("POST", "/trpc/auth.setPassword", { cookie, csrf, json: { password: "short" } });
+    expect(tooShort.status).toBe(400);
+    expect(tooShort.body.error.data.fieldErrors?.password ?? JSON.stringify(tooShort.body)).toBeTruthy();
+    const set = await inject("POST", "/trpc/auth.setPassword", { cookie, csrf, json: { password: "correct horse battery" } });
+    expect(set.status).toBe(200);
+    expect(set.body.result.data).toEqual({ has_password: true });
+
+    expect((await signInWithKey(user.apiKey)).res.status).toBe(401);
+    const wrong = await inject("POST", "/app/session", { json: { email: user.email, password: "wrong horse battery" } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toEqual({ message: "Unauthenticated.", code: "unauthenticated", status: 401 });
+    expect(wrong.headers["set-cookie"]).toBeUndefined();
+    const right = await inject("POST", "/app/session", { json: { email: user.email.toUpperCase(), password: "correct horse battery" } });
+    expect(right.status).toBe(200);
+    expect(right.body.data).toMatchObject({ id: user.id, has_password: true });
+
+    // Changing it needs the current one.
+    const second = { cookie: cookieOf(right), csrf: right.body.data.csrf_token as string };
+    const noCurrent = await inject("POST", "/trpc/auth.setPassword", { ...second, json: { password: "another good password" } });
+    expect(noCurrent.status).toBe(400);
+    expect(JSON.stringify(noCurrent.body)).toContain("current_password");
+    const changed = await inject("POST", "/trpc/auth.setPassword", { ...second, json: { current_password: "correct horse battery", password: "another good password" } });
+    expect(changed.status).toBe(200);
+  });
+
+  it("an unknown email and a wrong password get the same 401; sign-in takes JSON only", async () => {
+    const unknown = await inject("POST", "/app/session", { json: { email: "nobody@example.test", password: "whatever it is" } });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.code).toBe("unauthenticated");
+    const form = await api.app.inject({ method: "POST", url: "/app/session", headers: { "content-type": "application/x-www-form-urlencoded" }, payload: "email=a%40b.c&password=x" });
+    expect(form.statusCode).toBe(415);
+  });
+});
+
+describe("the session on /trpc", () => {
+  it("mutations need the session's CSRF token; queries do not; a bearer key needs none", async () => {
+    const owner = await createOwner(api);
+    const { cookie, csrf } = await signInWithKey(owner.user.apiKey);
+    const input = { url: "https://example.org/dash", domain_id: owner.domain.id, alias: `d${Date.now().toString(36)}` };
+    expect((await inject("POST", "/trpc/links.create", { cookie, json: input })).status).toBe(403);
+    expect((await inject("POST", "/trpc/links.create", { cookie, csrf: "x".repeat(32), json: input })).status).toBe(403);
+    const created = await inject("POST", "/trpc/links.create", { cookie, csrf, json: input });
+    expect(created.status).toBe(200);
+    expect(created.body.result.data).toMatchObject({ alias: input.alias, url: "https://example.org/dash" });
+    const list = await inject("GET", `/trpc/links.list?input=${encodeURIComponent(JSON.stringify({ search: input.alias, search_by: "alias" }))}`, { cookie });
+    expect(list.status).toBe(200);
+    expect(list.body.result.data.data.map((l: { alias: string }) => l.alias)).toEqual([input.alias]);
+    // Sessions are limited like keys: the limit headers are there.
+    expect(list.headers["x-ratelimit-limit"]).toBeDefined();
+  });
+
+  it("the reserved alias `app` is refused through the dashboard's tRPC too (CONTRACT §4)", async () => {
+    const owner = await createOwner(api);
+    const { cookie, csrf } = await signInWithKey(owner.user.apiKey);
+    for (const alias of ["app", "APP"]) {
+      const res = await inject("POST", "/trpc/links.create", { cookie, csrf, json: { url: "https://example.org/", domain_id: owner.domain.id, alias } });
+      expect(res.status, alias).toBe(400);
+      expect(JSON.stringify(res.body.error.data), alias).toContain("alias");
+    }
+  });
+
+  it("a forged or unknown cookie is a 401", async () => {
+    const user = await api.user();
+    const { cookie } = await signInWithKey(user.apiKey);
+    const [name, value = ""] = cookie.split("=");
+    const forged = `${name}=${value.slice(0, 43)}.${"A".repeat(43)}`;
+    expect((await inject("GET", "/trpc/auth.me", { cookie: forged })).status).toBe(401);
+    expect((await inject("GET", "/trpc/auth.me", { cookie: "shortener_session=nonsense" })).status).toBe(401);
+  });
+
+  it("signing out ends that session and clears the cookie; signing out everywhere ends them all", async () => {
+    const user = await api.user();
+    const a = await signInWithKey(user.apiKey);
+    const b = await signInWithKey(user.apiKey);
+    const c = await signInWithKey(user.apiKey);
+    // Signing out is a mutation too: it needs the CSRF token.
+    expect((await inject("DELETE", "/app/session", { cookie: a.cookie })).status).toBe(403);
+    const out = await inject("DELETE", "/app/session", { cookie: a.cookie, csrf: a.csrf });
+    expect(out.status).toBe(200);
+    expect(String(out.headers["set-cookie"])).toMatch(/^shortener_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Lax/);
+    expect((await inject("GET", "/trpc/auth.me", { cookie: a.cookie })).status).toBe(401);
+    expect((await inject("GET", "/trpc/auth.me", { cookie: b.cookie })).status).toBe(200);
+
+    const everywhere = await inject("POST", "/trpc/auth.logoutEverywhere", { cookie: b.cookie, csrf: b.csrf, json: {} });
+    expect(everywhere.status).toBe(200);
+    expect(everywhere.body.result.data).toEqual({ revoked: 2 });
+    expect((await inject("GET", "/trpc/auth.me", { cookie: b.cookie })).status).toBe(401);
+    expect((await inject("GET", "/trpc/auth.me", { cookie: c.cookie })).status).toBe(401);
+    // The API key itself still works.
+    expect((await api.call(user, "GET", "/api/v1/account")).status).toBe(200);
+  });
+});
+
+describe("failed sign-ins are limited (CONTRACT §15)", () => {
+  it("200 parallel wrong passwords: at most the limit answered 401, the rest 429; then the right one is a 429 too", async () => {
+    const user = await api.user();
+    const { cookie, csrf } = await signInWithKey(user.apiKey, "203.0.113.50");
+    expect((await inject("POST", "/trpc/auth.setPassword", { cookie, csrf, json: { password: "the right password" } })).status).toBe(200);
+    const ip = "203.0.113.77";
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => inject("POST", "/app/session", { ip, json: { email: user.email, password: `wrong password ${i}` } })));
+    const statuses = answers.map((a) => a.status);
+    const unauthorized = statuses.filter((s) => s === 401).length;
+    const limited = statuses.filter((s) => s === 429).length;
+    expect(unauthorized + limited).toBe(200);
+    expect(unauthorized).toBeGreaterThan(0);
+    expect(unauthorized).toBeLessThanOrEqual(FAILED_TRY_LIMIT.max);
+    const refused = answers.find((a) => a.status === 429);
+    expect(refused?.body).toEqual({ message: "Too Many Attempts.", code: "rate_limited", status: 429 });
+    expect(Number(refused?.headers["retry-after"])).toBeGreaterThan(0);
+    // The right password inside the blocked window: 429, no cookie.
+    const right = await inject("POST", "/app/session", { ip, json: { email: user.email, password: "the right password" } });
+    expect(right.status).toBe(429);
+    expect(right.headers["set-cookie"]).toBeUndefined();
+    // Another client is not affected.
+    expect((await inject("POST", "/app/session", { ip: "198.51.100.9", json: { email: user.email, password: "the right password" } })).status).toBe(200);
+  });
+});
+
+describe("the dashboard's files at /app/", () => {
+  it("index.html for the app's screens (SPA fallback), revalidated, with a strict CSP", async () => {
+    for (const path of ["/app/", "/app/links", "/app/links/12/edit"]) {
+      const res = await inject("GET", path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers["content-type"], path).toBe("text/html; charset=utf-8");
+      expect(res.headers["cache-control"], path).toBe("no-cache");
+      expect(String(res.headers["content-security-policy"]), path).toContain("frame-ancestors 'none'");
+      expect(String(res.body), path).toContain("/app/assets/index-abc123.js");
+    }
+    const bare = await inject("GET", "/app");
+    expect(bare.status).toBe(301);
+    expect(bare.headers.location).toBe("/app/");
+  });
+
+  it("hashed assets are cached for a year and gzipped when asked; a missing asset is a 404", async () => {
+    const res = await inject("GET", "/app/assets/index-abc123.js", { headers: { "accept-encoding": "gzip, br" } });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(res.headers["content-encoding"]).toBe("gzip");
+    const raw = await api.app.inject({ method: "GET", url: "/app/assets/index-abc123.js", headers: { "accept-encoding": "gzip" } });
+    expect(gunzipSync(raw.rawPayload).toString()).toContain('console.log("dashboard")');
+    expect((await inject("GET", "/app/assets/missing-000.js")).status).toBe(404);
+    expect((await inject("GET", "/app/../package.json")).status).not.toBe(200);
+    expect((await inject("GET", "/app/%2e%2e/%2e%2e/package.json")).status).toBe(404);
+  });
+});

@@ -1,0 +1,139 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { Link, match, navigate, usePath } from "./router.tsx";
+import { AccountScreen } from "./screens/Account.tsx";
+import { DomainsScreen } from "./screens/Domains.tsx";
+import { LinkDetailScreen } from "./screens/LinkDetail.tsx";
+import { LinkEditorScreen } from "./screens/LinkEditor.tsx";
+import { LinksScreen } from "./screens/Links.tsx";
+import { PixelsScreen } from "./screens/Pixels.tsx";
+import { SetPasswordScreen, SignInScreen } from "./screens/SignIn.tsx";
+import { SpacesScreen } from "./screens/Spaces.tsx";
+import { UsersScreen } from "./screens/Users.tsx";
+import { applyTheme, storedTheme, type Theme } from "./theme.ts";
+import { isUnauthorized, messageOf, setCsrfToken, signOut, useTRPC, type Me } from "./trpc.ts";
+import { ErrorBanner } from "./ui.tsx";
+
+const NAV = [
+  { to: "/", label: "Links", isCurrent: (p: string) => p === "/" || p.startsWith("/links") },
+  { to: "/domains", label: "Domains", isCurrent: (p: string) => p.startsWith("/domains") },
+  { to: "/spaces", label: "Spaces", isCurrent: (p: string) => p.startsWith("/spaces") },
+  { to: "/pixels", label: "Pixels", isCurrent: (p: string) => p.startsWith("/pixels") },
+  { to: "/account", label: "Account", isCurrent: (p: string) => p.startsWith("/account") },
+];
+const ADMIN_NAV = { to: "/users", label: "Users", isCurrent: (p: string) => p.startsWith("/users") };
+
+function ThemeToggle() {
+  const [theme, setTheme] = useState<Theme>(storedTheme);
+  const next: Record<Theme, Theme> = { system: "dark", dark: "light", light: "system" };
+  return (
+    <button
+      type="button"
+      className="ghost"
+      onClick={() => {
+        const value = next[theme];
+        applyTheme(value);
+        setTheme(value);
+      }}
+      aria-label={`Colour theme: ${theme}. Switch to ${next[theme]}`}
+    >
+      Theme: {theme}
+    </button>
+  );
+}
+
+function Screen({ path, me }: { path: string; me: Me }) {
+  let params: Record<string, string> | null;
+  if (path === "/" || path === "/links") return <LinksScreen />;
+  if (path === "/links/new") return <LinkEditorScreen id={null} />;
+  if ((params = match("/links/:id/edit", path))) return <LinkEditorScreen id={Number(params.id)} />;
+  if ((params = match("/links/:id", path))) return <LinkDetailScreen id={Number(params.id)} />;
+  if (path === "/domains") return <DomainsScreen />;
+  if (path === "/spaces") return <SpacesScreen />;
+  if (path === "/pixels") return <PixelsScreen />;
+  if (path === "/account") return <AccountScreen me={me} />;
+  if (path === "/users" && me.role === "admin") return <UsersScreen me={me} />;
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        There is no such page. <Link to="/">Back to your links</Link>.
+      </p>
+    </section>
+  );
+}
+
+export function App() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const path = usePath();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const csrf = me.data?.csrf_token ?? null;
+  useEffect(() => setCsrfToken(csrf), [csrf]);
+
+  const onSignedIn = (signedIn: Me) => {
+    setCsrfToken(signedIn.csrf_token);
+    queryClient.setQueryData(trpc.auth.me.queryKey(), signedIn);
+  };
+
+  if (me.isPending) {
+    return (
+      <main id="main" className="center">
+        <p aria-live="polite">Loading…</p>
+      </main>
+    );
+  }
+  if (me.isError) {
+    if (isUnauthorized(me.error)) return <SignInScreen onSignedIn={onSignedIn} />;
+    return (
+      <main id="main" className="center">
+        <h1>Dashboard</h1>
+        <ErrorBanner message={messageOf(me.error)} />
+        <button type="button" onClick={() => void me.refetch()}>
+          Try again
+        </button>
+      </main>
+    );
+  }
+  if (!me.data.has_password) return <SetPasswordScreen me={me.data} />;
+
+  const doSignOut = async () => {
+    await signOut();
+    queryClient.clear();
+    navigate("/", { replace: true });
+    await me.refetch();
+  };
+
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link to="/" className="brand">
+          Shortener
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {(me.data.role === "admin" ? [...NAV.slice(0, -1), ADMIN_NAV, ...NAV.slice(-1)] : NAV).map((item) => (
+              <li key={item.to}>
+                <Link to={item.to} aria-current={item.isCurrent(path) ? "page" : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="top-actions">
+          <ThemeToggle />
+          <button type="button" className="ghost" onClick={() => void doSignOut()}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Screen path={path} me={me.data} />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,88 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { fieldErrorsOf, messageOf, useTRPC, type Domain } from "../trpc.ts";
+import { copyText, ErrorBanner, Field } from "../ui.tsx";
+
+function Verification({ domain }: { domain: Domain }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [copied, setCopied] = useState<string | null>(null);
+  const verify = useMutation(trpc.domains.verify.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.domains.pathKey() }) }));
+  const record = domain.verification;
+  if (!record) return null;
+  const copy = (label: string, text: string) => void copyText(text).then((ok) => setCopied(ok ? label : null));
+  return (
+    <div className="verification">
+      <p>Publish this DNS record, then verify:</p>
+      <dl className="facts">
+        <dt>Type</dt>
+        <dd>
+          <code>{record.type}</code>
+        </dd>
+        <dt>Name</dt>
+        <dd>
+          <code>{record.name}</code>{" "}
+          <button type="button" className="ghost" onClick={() => copy("name", record.name)} aria-label={`Copy the record name for ${domain.name}`}>
+            {copied === "name" ? "Copied" : "Copy"}
+          </button>
+        </dd>
+        <dt>Value</dt>
+        <dd>
+          <code>{record.value}</code>{" "}
+          <button type="button" className="ghost" onClick={() => copy("value", record.value)} aria-label={`Copy the record value for ${domain.name}`}>
+            {copied === "value" ? "Copied" : "Copy"}
+          </button>
+        </dd>
+      </dl>
+      <ErrorBanner message={verify.error ? messageOf(verify.error) : null} />
+      <button type="button" onClick={() => verify.mutate({ id: domain.id })} disabled={verify.isPending}>
+        {verify.isPending ? "Looking the record up…" : `Verify ${domain.name}`}
+      </button>
+    </div>
+  );
+}
+
+/** Domains: add one, publish its verification record, verify it; delete (with its links). */
+export function DomainsScreen() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [name, setName] = useState("");
+  const domains = useQuery(trpc.domains.list.queryOptions({ per_page: 100, sort_by: "name", sort: "asc" }));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.domains.pathKey() });
+  const create = useMutation(trpc.domains.create.mutationOptions({ onSuccess: () => (setName(""), refresh()) }));
+  const remove = useMutation(trpc.domains.delete.mutationOptions({ onSuccess: refresh }));
+  const errors = fieldErrorsOf(create.error);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate({ name });
+  };
+  return (
+    <section aria-labelledby="domains-title">
+      <h1 id="domains-title">Domains</h1>
+      <form className="inline-form" onSubmit={submit} aria-label="Add a domain">
+        <Field label="New domain" errors={errors.name ?? (create.error && !Object.keys(errors).length ? [messageOf(create.error)] : undefined)}>
+          {(p) => <input {...p} name="name" value={name} required onChange={(e) => setName(e.target.value)} placeholder="links.example.com" />}
+        </Field>
+        <button type="submit" disabled={create.isPending}>
+          Add domain
+        </button>
+      </form>
+      <ErrorBanner message={domains.error ? messageOf(domains.error) : remove.error ? messageOf(remove.error) : null} />
+      <ul className="cards">
+        {domains.data?.data.map((d) => (
+          <li key={d.id} className="card">
+            <div className="title-row">
+              <h2>{d.name}</h2>
+              <span className={`badge ${d.verified ? "status-1" : "status-2"}`}>{d.verified ? "Verified" : "Unverified"}</span>
+            </div>
+            <Verification domain={d} />
+            <button type="button" className="danger ghost" onClick={() => window.confirm(`Delete ${d.name} and every link on it?`) && remove.mutate({ id: d.id })} aria-label={`Delete ${d.name}`}>
+              Delete
+            </button>
+          </li>
+        ))}
+      </ul>
+      {domains.data?.data.length === 0 ? <p className="empty">No domains yet.</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,66 @@
+import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+// The router's type only (docs/adr/0028-dashboard.md): nothing of the API's code reaches the bundle.
+import type { AppRouter } from "@shortener/api";
+
+export type Outputs = inferRouterOutputs<AppRouter>;
+export type Inputs = inferRouterInputs<AppRouter>;
+export type Link = Outputs["links"]["get"];
+export type Domain = Outputs["domains"]["get"];
+export type Me = Outputs["auth"]["me"];
+
+/** The session's CSRF token (auth.me and sign-in hand it over); every mutation sends it back. */
+let csrfToken: string | null = null;
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+export function csrfHeaders(): Record<string, string> {
+  return csrfToken ? { "x-csrf-token": csrfToken } : {};
+}
+
+export const trpcClient = createTRPCClient<AppRouter>({
+  links: [httpBatchLink({ url: "/trpc", maxItems: 10, headers: csrfHeaders })],
+});
+
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+/** The `{ field: [sentence] }` of a validation error (the API's 422 messages), else {}. */
+export function fieldErrorsOf(error: unknown): Record<string, string[]> {
+  if (error instanceof TRPCClientError) {
+    const data = error.data as { fieldErrors?: Record<string, string[]> | null } | undefined;
+    return data?.fieldErrors ?? {};
+  }
+  return {};
+}
+
+export function messageOf(error: unknown): string {
+  if (error instanceof TRPCClientError) {
+    const fields = fieldErrorsOf(error);
+    const first = Object.values(fields)[0]?.[0];
+    return first ?? error.message;
+  }
+  return error instanceof Error ? error.message : "Something went wrong.";
+}
+
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof TRPCClientError && (error.data as { code?: string } | undefined)?.code === "UNAUTHORIZED";
+}
+
+/** Sign-in and sign-out are REST (they set and clear the cookie): `/app/session`. */
+export async function signIn(body: { email: string; password: string } | { api_key: string }): Promise<{ ok: true; me: Me } | { ok: false; message: string }> {
+  const res = await fetch("/app/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" });
+  if (res.ok) {
+    const json = (await res.json()) as { data: Me };
+    return { ok: true, me: json.data };
+  }
+  if (res.status === 429) return { ok: false, message: `Too many attempts. Try again in ${res.headers.get("retry-after") ?? "a few"} seconds.` };
+  if (res.status === 401) return { ok: false, message: "api_key" in body ? "That key is not valid, or its user already has a password." : "Wrong email or password." };
+  const json = (await res.json().catch(() => null)) as { message?: unknown } | null;
+  return { ok: false, message: typeof json?.message === "string" ? json.message : "Signing in failed." };
+}
+
+export async function signOut(): Promise<void> {
+  await fetch("/app/session", { method: "DELETE", headers: csrfHeaders(), credentials: "same-origin" });
+  setCsrfToken(null);
+}

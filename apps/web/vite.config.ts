@@ -1,0 +1,10 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+/** The dashboard is served at /app/ by the API (apps/api/src/routes/dashboard.ts); everything is bundled, no CDN. */
+export default defineConfig({
+  base: "/app/",
+  plugins: [react()],
+  build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false, assetsInlineLimit: 0 },
+  server: { proxy: { "/trpc": "http://localhost:3000", "/app/session": "http://localhost:3000" } },
+});

@@ -1,0 +1,354 @@
+import { freePort, openServerStorage } from "@shortener/db/testing";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pino from "pino";
+import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEnv } from "../src/env.ts";
+import { startServer, type RunningServer } from "../src/server.ts";
+
+/**
+ * The dashboard end to end (CONTRACT §19): Debian's Chromium driven by playwright-core (launched as the
+ * stats page's browser test does), against the real all-in-one server on PGlite, with the dashboard
+ * built from source first (a fresh clone has no dist/). axe-core checks every screen (no serious or
+ * critical violation). `UPDATE_SCREENSHOTS=1` also refreshes docs/screenshots/.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const WEB = fileURLToPath(new URL("../../apps/web/", import.meta.url));
+const SCREENSHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
+const SAVE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
+const ADMIN_KEY = `shk_${"D".repeat(40)}`;
+const PASSWORD = "dashboard test password";
+const COUNTRY_HEADER = "x-test-country";
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let server: RunningServer;
+let browser: BrowserContext;
+let page: Page;
+let base: string;
+const problems: string[] = [];
+const axeReport: string[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  // Build the dashboard as `pnpm start` does (vite build), so the test serves what users get.
+  const vite = join(WEB, "node_modules", "vite", "bin", "vite.js");
+  // NODE_ENV=production: vitest sets "test", which would bundle React's development build.
+  const built = spawnSync(process.execPath, [vite, "build", "--logLevel", "warn"], { cwd: WEB, encoding: "utf8", env: { ...process.env, NODE_ENV: "production" } });
+  if (built.status !== 0) throw new Error(`vite build failed:\n${built.stdout}\n${built.stderr}`);
+
+  const storage = await openServerStorage();
+  cleanups.push(() => storage.close());
+  const port = await freePort();
+  server = await startServer(
+    parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000", GEO_COUNTRY_HEADER: COUNTRY_HEADER }),
+    pino({ level: "silent" }),
+  );
+  base = `http://localhost:${port}`;
+
+  const profile = mkdtempSync(join(tmpdir(), "shortener-chromium-"));
+  cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    viewport: { width: 1200, height: 860 },
+    deviceScaleFactor: 1,
+    colorScheme: "light",
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  page.on("pageerror", (e) => problems.push(e.message));
+  // Network failures are judged by their responses below (a 401 before sign-in and the 422s of the
+  // editor are expected); any other console error, script error or 5xx or unexpected 404 is a problem.
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(m.text());
+  });
+  page.on("response", (r) => {
+    if (r.status() >= 500 || r.status() === 404) problems.push(`${r.status()} ${r.url()}`);
+  });
+  page.on("dialog", (dialog) => void dialog.accept());
+  if (SAVE_SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  if (axeReport.length) console.log(`axe-core (serious/critical violations per screen):\n${axeReport.join("\n")}`);
+});
+
+type AxeResult = { violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> };
+
+/** axe-core on the current screen: no serious or critical violation (every rule axe runs by default). */
+async function checkAccessibility(screen: string): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as AxeResult;
+  const severe = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  axeReport.push(`  ${screen}: ${severe.length} (minor/moderate: ${result.violations.length - severe.length})`);
+  expect(
+    severe.map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.map((n) => n.target))}`),
+    screen,
+  ).toEqual([]);
+}
+
+/** Desktop and 390 px screenshots of a screen (written to docs/screenshots/ with UPDATE_SCREENSHOTS=1), and nothing wider than the viewport. */
+async function capture(name: string, options: { mask?: Locator[] } = {}): Promise<void> {
+  for (const [suffix, viewport] of [
+    ["desktop", { width: 1200, height: 860 }],
+    ["390", { width: 390, height: 844 }],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await page.waitForTimeout(50);
+    if (suffix === "390") {
+      const overflow = await page.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`);
+      expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
+    }
+    const shot = await page.screenshot({ fullPage: false, type: "png", ...(options.mask ? { mask: options.mask } : {}) });
+    expect(shot.length).toBeGreaterThan(1000);
+    if (SAVE_SCREENSHOTS) await import("node:fs/promises").then((fs) => fs.writeFile(join(SCREENSHOTS, `${name}-${suffix}.png`), shot));
+  }
+  await page.setViewportSize({ width: 1200, height: 860 });
+}
+
+async function api(method: string, path: string, form?: Record<string, string>): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
+    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+  });
+  const body = (await res.json()) as { data: unknown };
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+  return body.data;
+}
+
+describe("the dashboard in a real browser", () => {
+  it("serves the built app at /app/ with cached hashed assets, and the initial JS stays under 200 KB gzip", async () => {
+    const res = await fetch(`${base}/app/links`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const html = await res.text();
+    const scripts = [...html.matchAll(/src="(\/app\/assets\/[^"]+\.js)"/g)].map((m) => m[1] ?? "");
+    expect(scripts.length).toBeGreaterThan(0);
+    let gzipBytes = 0;
+    for (const script of scripts) {
+      const asset = await fetch(`${base}${script}`, { headers: { "accept-encoding": "gzip" } });
+      expect(asset.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect(asset.headers.get("content-encoding")).toBe("gzip");
+      // fetch decodes the body: measure the encoded length the server sent.
+      gzipBytes += Number(asset.headers.get("content-length"));
+      await asset.arrayBuffer();
+    }
+    console.log(`dashboard initial JS: ${(gzipBytes / 1024).toFixed(1)} KB gzip`);
+    expect(gzipBytes).toBeGreaterThan(10_000);
+    expect(gzipBytes).toBeLessThan(200 * 1024);
+  });
+
+  it("signs in once with the API key and sets a password, then signs in with it by keyboard only", async () => {
+    const account = await api("GET", "/api/v1/account");
+    await page.goto(`${base}/app/`);
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await checkAccessibility("sign in");
+    await capture("sign-in");
+
+    await page.getByRole("button", { name: /API key/ }).click();
+    await page.getByLabel("API key").fill(ADMIN_KEY);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.getByRole("heading", { name: "Choose a password" }).waitFor();
+    await checkAccessibility("choose a password");
+    await page.getByLabel("New password", { exact: true }).fill("short");
+    await page.getByLabel("Repeat the new password").fill("short");
+    await page.getByRole("button", { name: "Save password" }).click();
+    // The browser's own check (minLength) or the API's 422 message: either way, still on this screen.
+    await page.getByLabel("New password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel("Repeat the new password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Save password" }).click();
+    await page.getByRole("heading", { name: "Links" }).waitFor();
+
+    // Sign out, then in again with email and password using the keyboard only.
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    await page.getByLabel("Email").focus();
+    await page.keyboard.type(account.email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("wrong password");
+    await page.keyboard.press("Enter");
+    await page.getByText("Wrong email or password.").waitFor();
+    await page.getByLabel("Password", { exact: true }).fill("");
+    await page.getByLabel("Password", { exact: true }).focus();
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Links" }).waitFor();
+    const cookies = await browser.cookies(base);
+    const session = cookies.find((c) => c.name === "shortener_session");
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
+  }, 120_000);
+
+  it("creates a link with country targeting, lists, filters and edits it, counts a visit from that country, and deletes in bulk", async () => {
+    const [domain] = (await api("GET", "/api/v1/domains")) as Array<{ id: number; name: string }>;
+    // A few more links so the list has something to filter away.
+    for (const alias of ["other-one", "other-two"]) await api("POST", "/api/v1/links", { url: "https://example.org/other", domain_id: String(domain?.id), alias });
+
+    await page.getByRole("link", { name: "New link" }).click();
+    await page.getByRole("heading", { name: "New link" }).waitFor();
+    // The API's 422 field messages show inline under their fields.
+    await page.getByLabel("Destination URL").fill("javascript:alert(1)");
+    await page.getByLabel("Alias").fill("app");
+    await page.getByRole("button", { name: "Create link" }).click();
+    await expect.poll(() => page.locator(".field .error").count()).toBeGreaterThanOrEqual(2);
+    expect(
+      await page
+        .locator(".field", { has: page.getByLabel("Alias") })
+        .locator(".error")
+        .innerText(),
+    ).toContain("reserved");
+    await checkAccessibility("link editor (with errors)");
+
+    await page.getByLabel("Destination URL").fill("https://example.com/welcome");
+    await page.getByLabel("Alias").fill("e2e-country");
+    await page.getByLabel("Title").fill("Country launch");
+    await page.getByLabel("Target by").selectOption({ label: "Country" });
+    await page.getByLabel("Country code").fill("de");
+    await page.getByLabel("Destination for this entry").fill("https://example.de/willkommen");
+    await capture("link-editor");
+    await page.getByRole("button", { name: "Create link" }).click();
+    await page.getByRole("heading", { name: "Country launch" }).waitFor();
+    expect(await page.locator(".facts").innerText()).toContain("DE → https://example.de/willkommen");
+    const linkId = Number(/\/app\/links\/(\d+)/.exec(page.url())?.[1]);
+    expect(linkId).toBeGreaterThan(0);
+
+    // The list shows it; search as you type and the status filter narrow it.
+    await page.getByRole("link", { name: "Links", exact: true }).click();
+    await page.getByRole("heading", { name: "Links" }).waitFor();
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(3);
+    await checkAccessibility("links list");
+    await capture("links");
+    await page.getByLabel("Search in").selectOption("alias");
+    await page.getByLabel("Search", { exact: true }).fill("e2e");
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(1);
+    expect(await page.locator("table.links tbody tr").innerText()).toContain("Country launch");
+    await page.getByLabel("Status").selectOption({ label: "Disabled" });
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(0);
+    await page.getByLabel("Status").selectOption({ label: "Active" });
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(1);
+
+    // Edit: a new title.
+    await page.getByRole("link", { name: "Edit e2e-country" }).click();
+    await page.getByRole("heading", { name: "Edit e2e-country" }).waitFor();
+    await checkAccessibility("link editor");
+    await page.getByLabel("Title").fill("Country launch, edited");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("heading", { name: "Country launch, edited" }).waitFor();
+
+    // A visit from Germany goes to the German page and is counted.
+    const visit = await fetch(`${base}/e2e-country`, { redirect: "manual", headers: { [COUNTRY_HEADER]: "DE", "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36" } });
+    expect(visit.status).toBe(302);
+    expect(visit.headers.get("location")).toBe("https://example.de/willkommen");
+    await expect.poll(async () => (await api("GET", `/api/v1/links/${linkId}`)).clicks, { timeout: 15_000 }).toBe(1);
+    await page.reload();
+    await page.getByRole("heading", { name: "Country launch, edited" }).waitFor();
+    await expect.poll(() => page.getByTestId("clicks").innerText()).toBe("1");
+    await expect.poll(() => page.locator("figure.bars", { hasText: "Countries" }).innerText(), { timeout: 15_000 }).toContain("DE");
+    await page.getByAltText(/QR code for/).waitFor();
+    await checkAccessibility("link detail");
+    await capture("link-detail");
+
+    // Dark mode: the toggle, and the system's preference.
+    await page.getByRole("button", { name: /Colour theme/ }).click();
+    expect(await page.evaluate(`document.documentElement.dataset.theme`)).toBe("dark");
+    await checkAccessibility("link detail (dark)");
+    await capture("link-detail-dark");
+    await page.getByRole("button", { name: /Colour theme/ }).click();
+    await page.getByRole("button", { name: /Colour theme/ }).click();
+    expect(await page.evaluate(`document.documentElement.dataset.theme ?? "system"`)).toBe("system");
+
+    // Bulk: select the filtered-in link and the two others, delete them.
+    await page.getByRole("link", { name: "Links", exact: true }).click();
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(3);
+    await page.getByLabel("Select every link on this page").check();
+    await page.getByText("3 selected").waitFor();
+    await page.getByRole("region", { name: "Bulk actions" }).getByRole("button", { name: "Disable" }).click();
+    await expect.poll(async () => (await api("GET", `/api/v1/links/${linkId}`)).disabled).toBe(1);
+    await page.getByLabel("Select e2e-country").check();
+    await page.getByLabel("Select other-one").check();
+    await page.getByRole("region", { name: "Bulk actions" }).getByRole("button", { name: "Delete" }).click();
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(1);
+    expect(await page.locator("table.links tbody tr").innerText()).toContain("other-two");
+    const remaining = (await api("GET", "/api/v1/links")) as Array<{ alias: string }>;
+    expect(remaining.map((l) => l.alias)).toEqual(["other-two"]);
+  }, 180_000);
+
+  it("domains: adds one and shows its verification record; spaces, pixels and users; account: signs out everywhere", async () => {
+    await page.getByRole("link", { name: "Domains" }).click();
+    await page.getByRole("heading", { name: "Domains" }).waitFor();
+    await page.getByLabel("New domain").fill("go.example.net");
+    await page.getByRole("button", { name: "Add domain" }).click();
+    await page.getByRole("heading", { name: "go.example.net" }).waitFor();
+    // An admin's domain is verified at once (CONTRACT §14); the badge says so.
+    expect(await page.locator("li.card", { hasText: "go.example.net" }).innerText()).toContain("Verified");
+    await checkAccessibility("domains");
+    await capture("domains");
+
+    // Spaces and pixels: created here, then offered by the link editor and the list's filters.
+    await page.getByRole("link", { name: "Spaces" }).click();
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    await page.getByLabel("New space").fill("Launches");
+    await page.getByLabel("Colour", { exact: true }).selectOption({ label: "Colour 3" });
+    await page.getByRole("button", { name: "Add space" }).click();
+    await page.getByRole("list").getByText("Launches").waitFor();
+    await checkAccessibility("spaces");
+    await capture("spaces");
+    await page.getByRole("link", { name: "Pixels" }).click();
+    await page.getByRole("heading", { name: "Pixels" }).waitFor();
+    await page.getByLabel("Pixel name").fill("Ads");
+    await page.getByLabel("Type", { exact: true }).selectOption("tiktok");
+    await page.getByLabel("Pixel id").fill("not valid!");
+    await page.getByRole("button", { name: "Add pixel" }).click();
+    await page
+      .locator(".field", { has: page.getByLabel("Pixel id") })
+      .locator(".error")
+      .waitFor();
+    await page.getByLabel("Pixel id").fill("C4ABC123");
+    await page.getByRole("button", { name: "Add pixel" }).click();
+    await page.getByRole("list").getByText("Ads").waitFor();
+    await checkAccessibility("pixels");
+    await capture("pixels");
+    await page.getByRole("link", { name: "New link" }).waitFor({ state: "detached" });
+    await page.getByRole("link", { name: "Links", exact: true }).click();
+    await expect.poll(() => page.getByLabel("Space", { exact: true }).locator("option").allInnerTexts()).toContain("Launches");
+    await expect.poll(() => page.getByLabel("Pixel", { exact: true }).locator("option").allInnerTexts()).toContain("Ads");
+
+    // Admin: a new user gets a first API key, shown once, that signs in to the dashboard once.
+    await page.getByRole("link", { name: "Users" }).click();
+    await page.getByRole("heading", { name: "Users" }).waitFor();
+    await page.getByLabel("Email", { exact: true }).fill("second@example.test");
+    await page.getByLabel("Name", { exact: true }).fill("Second User");
+    await page.getByRole("button", { name: "Add user" }).click();
+    const issuedKey = await page.getByTestId("issued-key").innerText();
+    expect(issuedKey).toMatch(/^shk_/);
+    await page.locator(".plain-list").getByText("second@example.test").waitFor();
+    await checkAccessibility("users");
+    // The key is a secret, even a test one: masked in the picture.
+    await capture("users", { mask: [page.getByTestId("issued-key")] });
+    const keySignIn = await fetch(`${base}/app/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: issuedKey }) });
+    expect(keySignIn.status).toBe(200);
+    expect(((await keySignIn.json()) as { data: { has_password: boolean } }).data.has_password).toBe(false);
+    await page.getByRole("button", { name: "Delete second@example.test" }).click();
+    await expect.poll(() => page.locator(".plain-list").getByText("second@example.test").count()).toBe(0);
+
+    await page.getByRole("link", { name: "Account" }).click();
+    await page.getByRole("heading", { name: "Account" }).waitFor();
+    await checkAccessibility("account");
+    await capture("account");
+    await page.getByRole("button", { name: "Sign out everywhere" }).click();
+    await page.getByRole("heading", { name: "Sign in" }).waitFor();
+    const res = await fetch(`${base}/trpc/auth.me`, { headers: { cookie: (await browser.cookies(base)).map((c) => `${c.name}=${c.value}`).join("; ") } });
+    expect(res.status).toBe(401);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
