@@ -143,6 +143,11 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     closers.length = 0;
   };
   try {
+    // The roles' modules start loading now, while the database opens (on a first embedded start, while a
+    // child process creates it): the imports below then find them loaded. A failure surfaces there.
+    if (runs.has("api") || runs.has("importer")) void import("@shortener/importer").catch(() => {});
+    if (runs.has("api")) void import("@shortener/api").catch(() => {});
+    if (runs.has("redirect")) void import("@shortener/redirect").catch(() => {});
     if (env.REDIS_URL) await probeRedis(env.REDIS_URL);
     const database = env.DATABASE_URL ? await openPostgres(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE, pool: "main" }) : await openEmbedded(resolve(env.DATA_DIR), opts.prepareEmbedded);
     closers.push(() => database.close());
