@@ -107,7 +107,14 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
         >
           {webhook.disabled ? "Enable" : "Disable"}
         </button>
-        <button type="button" className="ghost" aria-expanded={open} aria-controls={deliveriesId} onClick={() => setOpen(!open)} aria-label={`Deliveries to ${webhook.url}`}>
+        <button
+          type="button"
+          className="ghost"
+          aria-expanded={open}
+          aria-controls={deliveriesId}
+          onClick={() => setOpen(!open)}
+          aria-label={`${open ? "Hide deliveries" : "Deliveries"} to ${webhook.url}`}
+        >
           {open ? "Hide deliveries" : "Deliveries"}
         </button>
         <button
