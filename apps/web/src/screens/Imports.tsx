@@ -78,7 +78,7 @@ function ImportCard({ job }: { job: ImportJob }) {
       <dl className="facts">
         <dt>Created</dt>
         <dd>
-          {job.created_rows} links ({job.skipped_rows} skipped, {job.failed_rows} failed)
+          {job.created_rows} {job.created_rows === 1 ? "link" : "links"} ({job.skipped_rows} skipped, {job.failed_rows} failed)
         </dd>
         <dt>Uploaded</dt>
         <dd>{formatMoment(job.created_at)}</dd>
