@@ -283,6 +283,124 @@ describe("the dashboard in a real browser", () => {
     expect(remaining.map((l) => l.alias)).toEqual(["other-two"]);
   }, 180_000);
 
+  it("API keys: creates a links:read key whose secret lists links but cannot create one, then deletes it by keyboard", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.getByText("No named keys yet.").waitFor();
+    // The API's 422 messages show under their fields: no scope, and an expiry in the past.
+    await page.getByLabel("Key name").fill("Reader");
+    await page.getByRole("checkbox", { name: /^links:read/ }).uncheck();
+    await page.getByLabel("Expires on (optional)").fill("2020-01-01");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => page.locator(".field .error").innerText()).toContain("scopes must be a non-empty list");
+    await checkAccessibility("api keys (with errors)");
+    // By keyboard: the scope's checkbox with Space, the form with Enter.
+    await page.getByRole("checkbox", { name: /^links:read/ }).focus();
+    await page.keyboard.press("Space");
+    await page.getByLabel("Key name").focus();
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() =>
+        page
+          .locator(".field", { has: page.getByLabel("Expires on (optional)") })
+          .locator(".error")
+          .innerText(),
+      )
+      .toContain("in the future");
+    await page.getByLabel("Expires on (optional)").fill("");
+    await page.getByLabel("Key name").focus();
+    await page.keyboard.press("Enter");
+    const secret = await page.getByTestId("issued-key").innerText();
+    expect(secret).toMatch(/^shk_/);
+    await expect.poll(() => page.locator("table.keys tbody tr").count()).toBe(1);
+    const row = await page.locator("table.keys tbody tr").innerText();
+    expect(row).toContain("Reader");
+    expect(row).toContain("links:read");
+    expect(row).toContain(secret.slice(0, 8));
+    expect(row).not.toContain("links:write");
+    await checkAccessibility("api keys");
+    await capture("api-keys", { mask: [page.getByTestId("issued-key")] });
+
+    // The key lists links (links:read) and cannot create one (no links:write).
+    const auth = { authorization: `Bearer ${secret}` };
+    const list = await fetch(`${base}/api/v1/links`, { headers: auth });
+    expect(list.status).toBe(200);
+    const create = await fetch(`${base}/api/v1/links`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com/nope" }) });
+    expect(create.status).toBe(403);
+    await create.arrayBuffer();
+
+    // Delete (the confirmation is accepted), by keyboard: the key stops working at once.
+    await page.getByRole("button", { name: "Delete the key Reader" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("No named keys yet.").waitFor();
+    expect((await fetch(`${base}/api/v1/links`, { headers: auth })).status).toBe(401);
+  }, 120_000);
+
+  it("webhooks: a refused URL shows inline, one is created with its secret shown once, disabled, enabled, its deliveries shown, deleted", async () => {
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("heading", { name: "Webhooks" }).waitFor();
+    await page.getByLabel("Endpoint URL").fill("http://127.0.0.1/hook");
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    await page
+      .locator(".field", { has: page.getByLabel("Endpoint URL") })
+      .locator(".error")
+      .waitFor();
+    await checkAccessibility("webhooks (with errors)");
+
+    const url = "https://hooks.example.com/e2e";
+    await page.getByLabel("Endpoint URL").fill(url);
+    await page.getByRole("checkbox", { name: "link.clicked" }).check();
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    expect(await page.getByTestId("webhook-secret").innerText()).toMatch(/^whsec_/);
+    const card = page.locator("li.card", { hasText: url });
+    await card.waitFor();
+    expect(await card.innerText()).toContain("link.created, link.clicked");
+    const [hook] = (await api("GET", "/api/v1/webhooks")) as Array<{ url: string; events: string[]; disabled: number }>;
+    expect(hook).toMatchObject({ url, events: ["link.created", "link.clicked"], disabled: 0 });
+
+    await page.getByRole("button", { name: `Disable the webhook ${url}` }).click();
+    await card.getByText("Disabled", { exact: true }).waitFor();
+    await page.getByRole("button", { name: `Enable the webhook ${url}` }).click();
+    await card.getByText("Enabled", { exact: true }).waitFor();
+    await page.getByRole("button", { name: `Deliveries to ${url}` }).click();
+    await card.getByText("No deliveries yet.").waitFor();
+    await checkAccessibility("webhooks");
+    await capture("webhooks", { mask: [page.getByTestId("webhook-secret")] });
+
+    // Dark mode on a new screen too.
+    await page.getByRole("button", { name: /Colour theme/ }).click();
+    expect(await page.evaluate(`document.documentElement.dataset.theme`)).toBe("dark");
+    await checkAccessibility("webhooks (dark)");
+    await page.getByRole("button", { name: /Colour theme/ }).click();
+    await page.getByRole("button", { name: /Colour theme/ }).click();
+
+    await page.getByRole("button", { name: `Delete the webhook ${url}` }).click();
+    await page.getByText("No webhooks yet.").waitFor();
+    expect(await api("GET", "/api/v1/webhooks")).toEqual([]);
+  }, 120_000);
+
+  it("imports: lists a job uploaded through the API with its progress and row errors (as CSV)", async () => {
+    const csv = "url,alias\nhttps://example.com/imported,e2e-imported\nnot a url,e2e-broken\n";
+    const [domain] = (await api("GET", "/api/v1/domains")) as Array<{ id: number }>;
+    const upload = await fetch(`${base}/api/v1/imports?domain_id=${domain?.id}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "text/csv" }, body: csv });
+    expect(upload.status).toBeLessThan(300);
+    const job = ((await upload.json()) as { data: { id: number } }).data;
+
+    await page.getByRole("link", { name: "Imports" }).click();
+    await page.getByRole("heading", { name: "Imports" }).waitFor();
+    const card = page.locator("li.card", { hasText: `Import ${job.id}` });
+    // Polled every second while the job runs: it reaches "completed" without a reload.
+    await card.getByText("completed", { exact: true }).waitFor({ timeout: 30_000 });
+    expect(await card.innerText()).toContain("2 of 2 rows");
+    await page.getByRole("button", { name: `Row errors of import ${job.id}` }).click();
+    const download = card.getByRole("link", { name: "Download the errors as CSV" });
+    await download.waitFor();
+    const href = decodeURIComponent((await download.getAttribute("href")) ?? "");
+    expect(href).toMatch(/^data:text\/csv;charset=utf-8,line,field,message\r\n3,url,/);
+    await checkAccessibility("imports");
+    await capture("imports");
+  }, 120_000);
+
   it("domains: adds one and shows its verification record; spaces, pixels and users; account: signs out everywhere", async () => {
     await page.getByRole("link", { name: "Domains" }).click();
     await page.getByRole("heading", { name: "Domains" }).waitFor();

@@ -2,7 +2,9 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link, match, navigate, usePath } from "./router.tsx";
 import { AccountScreen } from "./screens/Account.tsx";
+import { ApiKeysScreen } from "./screens/ApiKeys.tsx";
 import { DomainsScreen } from "./screens/Domains.tsx";
+import { ImportsScreen } from "./screens/Imports.tsx";
 import { LinkDetailScreen } from "./screens/LinkDetail.tsx";
 import { LinkEditorScreen } from "./screens/LinkEditor.tsx";
 import { LinksScreen } from "./screens/Links.tsx";
@@ -10,6 +12,7 @@ import { PixelsScreen } from "./screens/Pixels.tsx";
 import { SetPasswordScreen, SignInScreen } from "./screens/SignIn.tsx";
 import { SpacesScreen } from "./screens/Spaces.tsx";
 import { UsersScreen } from "./screens/Users.tsx";
+import { WebhooksScreen } from "./screens/Webhooks.tsx";
 import { applyTheme, storedTheme, type Theme } from "./theme.ts";
 import { isUnauthorized, messageOf, setCsrfToken, signOut, useTRPC, type Me } from "./trpc.ts";
 import { ErrorBanner } from "./ui.tsx";
@@ -19,7 +22,10 @@ const NAV = [
   { to: "/domains", label: "Domains", isCurrent: (p: string) => p.startsWith("/domains") },
   { to: "/spaces", label: "Spaces", isCurrent: (p: string) => p.startsWith("/spaces") },
   { to: "/pixels", label: "Pixels", isCurrent: (p: string) => p.startsWith("/pixels") },
-  { to: "/account", label: "Account", isCurrent: (p: string) => p.startsWith("/account") },
+  { to: "/imports", label: "Imports", isCurrent: (p: string) => p.startsWith("/imports") },
+  { to: "/webhooks", label: "Webhooks", isCurrent: (p: string) => p.startsWith("/webhooks") },
+  { to: "/account/keys", label: "API keys", isCurrent: (p: string) => p.startsWith("/account/keys") },
+  { to: "/account", label: "Account", isCurrent: (p: string) => p === "/account" },
 ];
 const ADMIN_NAV = { to: "/users", label: "Users", isCurrent: (p: string) => p.startsWith("/users") };
 
@@ -51,6 +57,9 @@ function Screen({ path, me }: { path: string; me: Me }) {
   if (path === "/domains") return <DomainsScreen />;
   if (path === "/spaces") return <SpacesScreen />;
   if (path === "/pixels") return <PixelsScreen />;
+  if (path === "/imports") return <ImportsScreen />;
+  if (path === "/webhooks") return <WebhooksScreen />;
+  if (path === "/account/keys") return <ApiKeysScreen />;
   if (path === "/account") return <AccountScreen me={me} />;
   if (path === "/users" && me.role === "admin") return <UsersScreen me={me} />;
   return (

@@ -62,3 +62,69 @@ export async function copyText(text: string): Promise<boolean> {
     return false;
   }
 }
+
+/** A labelled group of checkboxes (scopes, events) with the API's messages for the whole list below it. */
+export function CheckGroup<T extends string>({
+  label,
+  options,
+  value,
+  onChange,
+  errors,
+  describe,
+}: {
+  label: string;
+  options: readonly T[];
+  value: readonly T[];
+  onChange: (next: T[]) => void;
+  errors?: string[] | undefined;
+  describe?: (option: T) => string;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <span className="label-like" id={`${id}-label`}>
+        {label}
+      </span>
+      <div role="group" aria-labelledby={`${id}-label`} aria-describedby={errors?.length ? `${id}-error` : undefined} className="checks">
+        {options.map((option) => (
+          <label key={option} className="check">
+            <input
+              type="checkbox"
+              value={option}
+              checked={value.includes(option)}
+              onChange={(e) => onChange(e.target.checked ? options.filter((o) => o === option || value.includes(o)) : value.filter((o) => o !== option))}
+            />
+            <code>{option}</code>
+            {describe ? <span className="muted small">{describe(option)}</span> : null}
+          </label>
+        ))}
+      </div>
+      {errors?.length ? (
+        <p className="error" id={`${id}-error`} role="alert">
+          {errors.join(" ")}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A secret shown once (an API key, a signing secret) with a copy button. */
+export function SecretOnce({ intro, secret, testId }: { intro: ReactNode; secret: string; testId: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="card issued" role="status">
+      <p>{intro}</p>
+      <code data-testid={testId} className="secret">
+        {secret}
+      </code>{" "}
+      <button type="button" className="ghost" onClick={() => void copyText(secret).then(setCopied)}>
+        {copied ? "Copied" : "Copy"}
+      </button>
+    </div>
+  );
+}
+
+/** `2026-11-24T06:13:00.000Z` → `2026-11-24 06:13 UTC`; null → the fallback. */
+export function formatMoment(iso: string | null | undefined, fallback = "—"): string {
+  return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : fallback;
+}

@@ -1,0 +1,192 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { fieldErrorsOf, messageOf, useTRPC, type Inputs, type Outputs } from "../trpc.ts";
+import { CheckGroup, ErrorBanner, Field, formatMoment, SecretOnce } from "../ui.tsx";
+
+type EventType = Inputs["webhooks"]["create"]["events"][number];
+type Webhook = Outputs["webhooks"]["get"];
+/** CONTRACT §18's events, in its order (the compiler checks each against the API's input type). */
+const EVENTS = ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed"] as const satisfies readonly EventType[];
+
+/** One webhook's delivery attempts, newest first; refreshed every 5 s while open. */
+function Deliveries({ webhook }: { webhook: Webhook }) {
+  const trpc = useTRPC();
+  const [page, setPage] = useState(1);
+  const attempts = useQuery({ ...trpc.webhooks.deliveries.queryOptions({ id: webhook.id, page, per_page: 25 }), placeholderData: keepPreviousData, refetchInterval: 5000 });
+  const meta = attempts.data?.meta;
+  return (
+    <div className="deliveries">
+      <ErrorBanner message={attempts.error ? messageOf(attempts.error) : null} />
+      <div className="table-wrap">
+        <table className="stack">
+          <caption className="visually-hidden">Deliveries of {webhook.url}</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Event</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="num">
+                Response
+              </th>
+              <th scope="col" className="num">
+                Duration
+              </th>
+              <th scope="col">Next try</th>
+            </tr>
+          </thead>
+          <tbody>
+            {attempts.data?.data.map((a) => (
+              <tr key={a.id}>
+                <td data-label="When">{formatMoment(a.created_at)}</td>
+                <td data-label="Event">
+                  <code>{a.event}</code> <span className="muted small">try {a.attempt}</span>
+                </td>
+                <td data-label="Status">
+                  <span className={`badge ${a.status === "succeeded" ? "status-1" : "status-2"}`}>{a.status}</span>
+                  {a.error ? <span className="muted small"> {a.error}</span> : null}
+                </td>
+                <td data-label="Response" className="num">
+                  {a.response_code ?? "—"}
+                </td>
+                <td data-label="Duration" className="num">
+                  {a.duration_ms === null ? "—" : `${a.duration_ms} ms`}
+                </td>
+                <td data-label="Next try">{formatMoment(a.next_try_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {attempts.data?.data.length === 0 ? <p className="empty">No deliveries yet.</p> : null}
+      </div>
+      {meta && meta.last_page > 1 ? (
+        <nav className="pager" aria-label={`Pages of deliveries to ${webhook.url}`}>
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Newer
+          </button>
+          <span>
+            Page {meta.current_page} of {meta.last_page}
+          </span>
+          <button type="button" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
+            Older
+          </button>
+        </nav>
+      ) : null}
+    </div>
+  );
+}
+
+function WebhookCard({ webhook }: { webhook: Webhook }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+  const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refresh }));
+  const remove = useMutation(trpc.webhooks.delete.mutationOptions({ onSuccess: refresh }));
+  const error = update.error ?? remove.error;
+  const deliveriesId = `deliveries-${webhook.id}`;
+  return (
+    <li className="card">
+      <div className="title-row">
+        <h2 className="grow">
+          <code>{webhook.url}</code>
+        </h2>
+        <span className={`badge ${webhook.disabled ? "status-3" : webhook.failing_since ? "status-2" : "status-1"}`}>
+          {webhook.disabled ? "Disabled" : webhook.failing_since ? `Failing since ${formatMoment(webhook.failing_since)}` : "Enabled"}
+        </span>
+      </div>
+      <p>
+        <span className="muted">Events:</span> {webhook.events.join(", ")}
+      </p>
+      <ErrorBanner message={error ? messageOf(error) : null} />
+      <div className="actions">
+        <button
+          type="button"
+          onClick={() => update.mutate({ id: webhook.id, disabled: webhook.disabled ? 0 : 1 })}
+          disabled={update.isPending}
+          aria-label={`${webhook.disabled ? "Enable" : "Disable"} the webhook ${webhook.url}`}
+        >
+          {webhook.disabled ? "Enable" : "Disable"}
+        </button>
+        <button
+          type="button"
+          className="ghost"
+          aria-expanded={open}
+          aria-controls={deliveriesId}
+          onClick={() => setOpen(!open)}
+          aria-label={`${open ? "Hide deliveries" : "Deliveries"} to ${webhook.url}`}
+        >
+          {open ? "Hide deliveries" : "Deliveries"}
+        </button>
+        <button
+          type="button"
+          className="danger ghost"
+          onClick={() => window.confirm(`Delete the webhook to ${webhook.url}? Pending deliveries are dropped.`) && remove.mutate({ id: webhook.id })}
+          aria-label={`Delete the webhook ${webhook.url}`}
+        >
+          Delete
+        </button>
+      </div>
+      <div id={deliveriesId}>{open ? <Deliveries webhook={webhook} /> : null}</div>
+    </li>
+  );
+}
+
+/** Webhooks (CONTRACT §18): create (the signing secret shown once), enable/disable, delete, deliveries. */
+export function WebhooksScreen() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState<EventType[]>(["link.created"]);
+  const [issued, setIssued] = useState<{ url: string; secret: string } | null>(null);
+  const webhooks = useQuery(trpc.webhooks.list.queryOptions({ per_page: 100 }));
+  const create = useMutation(
+    trpc.webhooks.create.mutationOptions({
+      onSuccess: (w) => {
+        setIssued({ url: w.url, secret: w.secret });
+        setUrl("");
+        void queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+      },
+    }),
+  );
+  const errors = fieldErrorsOf(create.error);
+  const otherError = create.error && !Object.keys(errors).length ? messageOf(create.error) : null;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setIssued(null);
+    create.mutate({ url, events });
+  };
+  return (
+    <section aria-labelledby="webhooks-title">
+      <h1 id="webhooks-title">Webhooks</h1>
+      <p className="muted">Each event is POSTed to your URL, signed with the webhook's secret, and retried with backoff when it fails.</p>
+      <form className="card" onSubmit={submit} aria-label="Add a webhook">
+        <Field label="Endpoint URL" errors={errors.url}>
+          {(p) => <input {...p} type="url" value={url} required onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/shortener" />}
+        </Field>
+        <CheckGroup label="Events" options={EVENTS} value={events} onChange={setEvents} errors={errors.events} />
+        <ErrorBanner message={otherError} />
+        <button type="submit" disabled={create.isPending}>
+          Add webhook
+        </button>
+      </form>
+      {issued ? (
+        <SecretOnce
+          testId="webhook-secret"
+          secret={issued.secret}
+          intro={
+            <>
+              The signing secret of <strong>{issued.url}</strong>, shown only now.
+            </>
+          }
+        />
+      ) : null}
+      <ErrorBanner message={webhooks.error ? messageOf(webhooks.error) : null} />
+      <ul className="cards" aria-label="Your webhooks">
+        {webhooks.data?.data.map((w) => (
+          <WebhookCard key={w.id} webhook={w} />
+        ))}
+      </ul>
+      {webhooks.data?.data.length === 0 ? <p className="empty">No webhooks yet.</p> : null}
+    </section>
+  );
+}
