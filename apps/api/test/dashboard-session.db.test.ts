@@ -127,6 +127,21 @@ describe("signing in", () => {
 });
 
 describe("the session on /trpc", () => {
+  it("hostile sign-in bodies are 4xx, never 5xx: NUL bytes in any field, wrong types, oversized passwords", async () => {
+    const cases: Array<[unknown, number, string]> = [
+      [{ email: "a\u0000b@example.test", password: "whatever it is" }, 422, "email"],
+      [{ email: "a@example.test", password: "pass\u0000word" }, 422, "password"],
+      [{ api_key: "shk_\u0000" }, 422, "api_key"],
+      [{ email: "a@example.test", password: "x".repeat(100_000) }, 422, "password"],
+      [{ email: { $ne: 1 }, password: 5 }, 422, "email"],
+    ];
+    for (const [json, status, field] of cases) {
+      const res = await inject("POST", "/app/session", { json, ip: "203.0.113.77" });
+      expect(res.status, JSON.stringify(json).slice(0, 80)).toBe(status);
+      expect(Object.keys(res.body.message)).toContain(field);
+    }
+  });
+
   it("mutations need the session's CSRF token; queries do not; a bearer key needs none", async () => {
     const owner = await createOwner(api);
     const { cookie, csrf } = await signInWithKey(owner.user.apiKey);

@@ -3,6 +3,7 @@ import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, getA
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
+import { rejectNul } from "../http/nul.ts";
 import { applyTryHeaders } from "../http/rate-limit.ts";
 import { clearedSessionCookie, isHttps, sessionCookie, sessionToken, type SessionGuard } from "../http/session.ts";
 import { toUserJson } from "../serialize/users.ts";
@@ -30,6 +31,8 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
   app.post("/app/session", async (request: FastifyRequest, reply: FastifyReply) => {
     requireJson(request);
     const body = (request.body ?? {}) as Record<string, unknown>;
+    // A NUL in any field is a 422 naming it, like every other input (CONTRACT §15), not a database error.
+    rejectNul([["", body]]);
     const verdict = await failedTries.begin(request.ip, "login");
     applyTryHeaders(reply, failedTries.limit.max, verdict);
     const found =
