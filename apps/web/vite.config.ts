@@ -6,5 +6,6 @@ export default defineConfig({
   base: "/app/",
   plugins: [react()],
   build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false, assetsInlineLimit: 0 },
-  server: { proxy: { "/trpc": "http://localhost:3000", "/app/session": "http://localhost:3000" } },
+  // The CSV upload and its errors file are REST (`/api/v1/imports`), with the session too.
+  server: { proxy: { "/trpc": "http://localhost:3000", "/app/session": "http://localhost:3000", "/api/v1": "http://localhost:3000" } },
 });

@@ -8,27 +8,15 @@
  *
  *   pnpm bench:export                       # BENCH_ROWS, BENCH_ADMIN_URL
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { hashPassword } from "@shortener/core";
 import { openDb, type Database } from "@shortener/db";
+import { log, startService, withDatabase, type Service } from "../common.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ADMIN_KEY = `shk_${"X".repeat(40)}`;
-
-function log(message: string): void {
-  console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
 
 function sqlOf(database: Database) {
   const client = database.postgres;
@@ -43,35 +31,10 @@ function rssOf(pid: number): { now: number; peak: number } {
   return { now: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
 }
 
-type Server = { pid: number; base: string; stop(): Promise<void> };
+type Server = Service;
 
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, HOST: "127.0.0.1", PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child.stdout.resume();
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (i > 600) throw new Error("server did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    pid: child.pid ?? 0,
-    base,
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+function startServer(env: Record<string, string>): Promise<Server> {
+  return startService({ ...env, HOST: "127.0.0.1", ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000" });
 }
 
 /** Reads an export to its end, counting its lines and bytes; nothing is kept. */

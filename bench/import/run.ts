@@ -18,6 +18,7 @@ import { Readable } from "node:stream";
 import { finished, pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { openDb, type Database } from "@shortener/db";
+import { log, startService, withDatabase, type Service } from "../common.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -27,16 +28,6 @@ const ADMIN_KEY = `shk_${"B".repeat(40)}`;
 
 type Result = { method: string; seconds: number; rows: number; rssMb?: number; note?: string };
 const results: Result[] = [];
-
-function log(message: string): void {
-  console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
-
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
 
 function row(i: number): [string, string, string] {
   return [`https://bench.example/p/${i}?utm_source=list${i % 97}`, `b${i.toString(36)}`, `Benchmark link number ${i}`];
@@ -88,35 +79,10 @@ function run(command: string[], env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-type Server = { pid: number; base: string; stop(): Promise<void> };
+type Server = Service;
 
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  child.stdout.resume();
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (i > 600) throw new Error("server did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    pid: child.pid ?? 0,
-    base,
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+function startServer(env: Record<string, string>): Promise<Server> {
+  return startService({ ...env, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: "warn" });
 }
 
 async function api<T>(base: string, path: string, init: RequestInit = {}): Promise<T> {

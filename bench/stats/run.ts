@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import pino from "pino";
 import postgres from "postgres";
 import { getStats, recordClicks, type Click, type Ctx } from "@shortener/core";
+import { seededRandom } from "@shortener/core/testing";
 import { pgArray } from "@shortener/db";
 import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
 
@@ -28,17 +29,6 @@ const DAY_MS = 86_400_000;
 const NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;
 type Name = (typeof NAMES)[number];
 const DIMENSIONS = new Set<Name>(["country", "platform", "browser", "device", "language", "referrer"]);
-
-/** A deterministic pseudo-random source (mulberry32), so every run seeds the same clicks. */
-function createRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A Zipf-like pick from `values`: the first is the most common; index `values.length` means unknown. */
 function zipf(random: () => number, values: readonly string[], unknownShare: number): string | null {
@@ -77,7 +67,7 @@ async function time(runs: number, warmup: number, fn: () => Promise<void>): Prom
 const ms = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(1));
 
 async function seed(server: RunningServer, linkId: number, end: number): Promise<{ seconds: number }> {
-  const random = createRandom(42);
+  const random = seededRandom(42);
   const start = end - DAYS * DAY_MS;
   const began = performance.now();
   for (let offset = 0; offset < CLICKS; offset += BATCH) {
@@ -133,7 +123,7 @@ async function recordClicksWithoutRollups(sql: postgres.Sql, clicks: Click[]): P
 
 /** Write cost: one batch of BATCH clicks with and without the rollups, alternating, on a second link. */
 async function measureWrites(server: RunningServer, sql: postgres.Sql, linkId: number, end: number) {
-  const random = createRandom(7);
+  const random = seededRandom(7);
   const batch = (): Click[] =>
     Array.from({ length: BATCH }, (_, i) => ({
       linkId,

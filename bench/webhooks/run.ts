@@ -19,6 +19,7 @@ import { createTestUser } from "@shortener/core/testing";
 import { migrate, openDb, queryRows, type Database } from "@shortener/db";
 import { createWebhookWorker } from "@shortener/importer";
 import postgres from "postgres";
+import { log } from "../common.ts";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 1);
@@ -26,10 +27,6 @@ const DRIVER = process.env.BENCH_DB === "pglite" ? "pglite" : "postgres";
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 /** Links clicked per flush: the click buffer's largest batch. */
 const PER_FLUSH = 2000;
-
-function log(message: string): void {
-  console.log(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
 
 async function openBenchDb(): Promise<{ database: Database; drop(): Promise<void> }> {
   if (DRIVER === "pglite") {

@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { migrate, openDb } from "@shortener/db";
+import { migrate, openDb, MIGRATIONS_FOLDER } from "@shortener/db";
 
 /**
  * Settings of the embedded database (PGlite). Its default 128 MB buffer pool is the largest part of an
@@ -10,9 +11,18 @@ import { migrate, openDb } from "@shortener/db";
  */
 export const EMBEDDED_SETTINGS = { shared_buffers: "32MB" } as const;
 
+/**
+ * Where `pnpm build` leaves an empty, migrated embedded database (make-embedded-template.ts), and the
+ * fingerprint of the migrations it holds. Both are build output: the same place from dist and from src.
+ */
+export const TEMPLATE_DIR = fileURLToPath(new URL("../dist/embedded-template", import.meta.url));
+const TEMPLATE_STAMP = "shortener-migrations.sha256";
+/** The file Postgres reads first: copied last, so a copy cut short never looks like a database. */
+const VERSION_FILE = "PG_VERSION";
+
 /** Whether DATA_DIR holds no database yet (PGlite would run initdb on open). */
 export function needsInitdb(dataDir: string): boolean {
-  return !existsSync(join(dataDir, "PG_VERSION"));
+  return !existsSync(join(dataDir, VERSION_FILE));
 }
 
 /** Creates the embedded database in `dataDir` and brings it to the newest migration, then closes it. */
@@ -23,6 +33,53 @@ export async function prepareEmbedded(dataDir: string): Promise<void> {
   } finally {
     await database.close();
   }
+}
+
+/** A fingerprint of the committed migrations: a template made from other migrations is not used. */
+export function migrationsFingerprint(): string {
+  return createHash("sha256")
+    .update(readFileSync(join(MIGRATIONS_FOLDER, "meta", "_journal.json")))
+    .digest("hex");
+}
+
+/**
+ * Makes the template in `templateDir`: a database created and migrated in a child process (which holds
+ * no secret: the service writes its secret and first key at its own start), then the fingerprint of
+ * its migrations. Built beside the target and renamed into place, so a template is whole or absent.
+ */
+export async function makeEmbeddedTemplate(templateDir: string): Promise<void> {
+  const building = `${templateDir}.building-${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  await prepareEmbeddedInChild(building);
+  writeFileSync(join(building, TEMPLATE_STAMP), `${migrationsFingerprint()}\n`);
+  rmSync(templateDir, { recursive: true, force: true });
+  renameSync(building, templateDir);
+}
+
+/**
+ * Fills an empty DATA_DIR from the template, when the template exists and holds the migrations this
+ * build has. Returns false when it cannot (no template: a run from source before any build; other
+ * migrations), and the caller creates the database itself. Files the folder already holds (the lock)
+ * are kept.
+ */
+export function copyEmbeddedTemplate(dataDir: string, templateDir = TEMPLATE_DIR): boolean {
+  const stamp = join(templateDir, TEMPLATE_STAMP);
+  if (!existsSync(stamp) || readFileSync(stamp, "utf8").trim() !== migrationsFingerprint()) return false;
+  mkdirSync(dataDir, { recursive: true });
+  for (const entry of readdirSync(templateDir)) {
+    if (entry === TEMPLATE_STAMP || entry === VERSION_FILE) continue;
+    cpSync(join(templateDir, entry), join(dataDir, entry), { recursive: true });
+  }
+  cpSync(join(templateDir, VERSION_FILE), join(dataDir, VERSION_FILE));
+  return true;
+}
+
+/**
+ * How `pnpm start` creates a new embedded database: a copy of the build's template (a fraction of a
+ * second), or, without one, `prepareEmbedded` in a child process (docs/adr/0030-memory-at-rest.md).
+ */
+export async function prepareEmbeddedForStart(dataDir: string): Promise<void> {
+  if (!copyEmbeddedTemplate(dataDir)) await prepareEmbeddedInChild(dataDir);
 }
 
 /**

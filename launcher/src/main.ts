@@ -1,6 +1,6 @@
 import pino from "pino";
 import { parseEnv } from "./env.ts";
-import { prepareEmbeddedInChild } from "./embedded.ts";
+import { prepareEmbeddedForStart } from "./embedded.ts";
 import { settleMemory } from "./settle-memory.ts";
 import { startServer } from "./server.ts";
 import { startErrorLine } from "./start-errors.ts";
@@ -22,7 +22,7 @@ const logger = pino({ level: env.LOG_LEVEL, timestamp: pino.stdTimeFunctions.iso
 const accessLog = env.ACCESS_LOG === "off" ? undefined : pino.destination({ dest: 1, sync: false });
 let running;
 try {
-  running = await startServer(env, logger, { prepareEmbedded: prepareEmbeddedInChild, ...(accessLog ? { writeAccessLog: (line: string) => void accessLog.write(line) } : {}) });
+  running = await startServer(env, logger, { prepareEmbedded: prepareEmbeddedForStart, ...(accessLog ? { writeAccessLog: (line: string) => void accessLog.write(line) } : {}) });
 } catch (error) {
   // A setting the operator can fix: one line naming it, no stack (CONTRACT §13, §16).
   const line = startErrorLine(error, env);

@@ -1,15 +1,15 @@
 import { freePort, openServerStorage } from "@shortener/db/testing";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
-import { chromium, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
+import { openChromium, type Chromium } from "./browser.ts";
 
 /**
  * The dashboard end to end (CONTRACT §19): Debian's Chromium driven by playwright-core (launched as the
@@ -17,7 +17,6 @@ import { startServer, type RunningServer } from "../src/server.ts";
  * built from source first (a fresh clone has no dist/). axe-core checks every screen (no serious or
  * critical violation). `UPDATE_SCREENSHOTS=1` also refreshes docs/screenshots/.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const WEB = fileURLToPath(new URL("../../apps/web/", import.meta.url));
 const SCREENSHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
 const SAVE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === "1";
@@ -27,7 +26,7 @@ const COUNTRY_HEADER = "x-test-country";
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let server: RunningServer;
-let browser: BrowserContext;
+let browser: Chromium;
 let page: Page;
 let base: string;
 const problems: string[] = [];
@@ -35,7 +34,6 @@ const axeReport: string[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
   // Build the dashboard as `pnpm start` does (vite build), so the test serves what users get.
   const vite = join(WEB, "node_modules", "vite", "bin", "vite.js");
   // NODE_ENV=production: vitest sets "test", which would bundle React's development build.
@@ -51,17 +49,8 @@ beforeAll(async () => {
   );
   base = `http://localhost:${port}`;
 
-  const profile = mkdtempSync(join(tmpdir(), "shortener-chromium-"));
-  cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1200, height: 860 },
-    deviceScaleFactor: 1,
-    colorScheme: "light",
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
+  browser = await openChromium({ viewport: { width: 1200, height: 860 }, deviceScaleFactor: 1, colorScheme: "light" });
+  page = browser.page;
   page.on("pageerror", (e) => problems.push(e.message));
   // Network failures are judged by their responses below (a 401 before sign-in and the 422s of the
   // editor are expected); any other console error, script error or 5xx or unexpected 404 is a problem.
@@ -336,7 +325,7 @@ describe("the dashboard in a real browser", () => {
     expect((await fetch(`${base}/api/v1/links`, { headers: auth })).status).toBe(401);
   }, 120_000);
 
-  it("webhooks: a refused URL shows inline, one is created with its secret shown once, disabled, enabled, its deliveries shown, deleted", async () => {
+  it("webhooks: a refused URL shows inline, one is created with its secret shown once, disabled, enabled, its deliveries shown, edited in place, deleted", async () => {
     await page.getByRole("link", { name: "Webhooks" }).click();
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();
     await page.getByLabel("Endpoint URL").fill("http://127.0.0.1/hook");
@@ -374,31 +363,101 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", { name: /Colour theme/ }).click();
     await page.getByRole("button", { name: /Colour theme/ }).click();
 
-    await page.getByRole("button", { name: `Delete the webhook ${url}` }).click();
+    // Edit in place, by keyboard: Enter on Edit puts the focus in the URL field; a refused URL shows inline.
+    await page.getByRole("button", { name: `Edit the webhook ${url}` }).focus();
+    await page.keyboard.press("Enter");
+    const editor = page.getByRole("form", { name: `Edit the webhook ${url}` });
+    await editor.waitFor();
+    expect(await page.evaluate(`document.activeElement?.getAttribute("type")`)).toBe("url");
+    await page.keyboard.press("ControlOrMeta+a");
+    await page.keyboard.type("http://127.0.0.1/other");
+    await page.keyboard.press("Enter");
+    await editor
+      .locator(".field", { has: page.getByLabel("Endpoint URL") })
+      .locator(".error")
+      .waitFor();
+    await checkAccessibility("webhooks (editing, with errors)");
+    const edited = "https://hooks.example.com/e2e-edited";
+    await editor.getByLabel("Endpoint URL").fill(edited);
+    await editor.getByRole("checkbox", { name: "link.created" }).uncheck();
+    await editor.getByRole("checkbox", { name: "link.deleted" }).check();
+    await editor.getByRole("checkbox", { name: "Enabled" }).uncheck();
+    await editor.getByRole("button", { name: "Save webhook" }).click();
+    const editedCard = page.locator("li.card", { hasText: edited });
+    await editedCard.getByText("Disabled", { exact: true }).waitFor();
+    await editor.waitFor({ state: "detached" });
+    expect(await editedCard.innerText()).toContain("link.deleted, link.clicked");
+    expect(await api("GET", "/api/v1/webhooks")).toMatchObject([{ url: edited, events: ["link.deleted", "link.clicked"], disabled: 1 }]);
+    // Closing the editor gives the focus back to its button.
+    expect(await page.evaluate(`document.activeElement?.getAttribute("aria-label")`)).toBe(`Edit the webhook ${edited}`);
+
+    await page.getByRole("button", { name: `Delete the webhook ${edited}` }).click();
     await page.getByText("No webhooks yet.").waitFor();
     expect(await api("GET", "/api/v1/webhooks")).toEqual([]);
   }, 120_000);
 
-  it("imports: lists a job uploaded through the API with its progress and row errors (as CSV)", async () => {
-    const csv = "url,alias\nhttps://example.com/imported,e2e-imported\nnot a url,e2e-broken\n";
-    const [domain] = (await api("GET", "/api/v1/domains")) as Array<{ id: number }>;
-    const upload = await fetch(`${base}/api/v1/imports?domain_id=${domain?.id}`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "text/csv" }, body: csv });
-    expect(upload.status).toBeLessThan(300);
-    const job = ((await upload.json()) as { data: { id: number } }).data;
-
+  it("imports: uploads a CSV through the page by keyboard (a refused file shows inline), watches it finish, the rows become links, the errors CSV downloads", async () => {
     await page.getByRole("link", { name: "Imports" }).click();
-    await page.getByRole("heading", { name: "Imports" }).waitFor();
-    const card = page.locator("li.card", { hasText: `Import ${job.id}` });
+    await page.getByRole("heading", { name: "Imports", exact: true }).waitFor();
+    await page.getByText("No imports yet.").waitFor();
+    const file = page.getByLabel("CSV file", { exact: true });
+    const upload = page.getByRole("button", { name: "Upload", exact: true });
+
+    // A file without a url column: the API's 422 under the file field, and nothing queued.
+    await file.setInputFiles({ name: "wrong.csv", mimeType: "text/csv", buffer: Buffer.from("link,alias\nhttps://example.com/x,x\n") });
+    await upload.click();
+    await expect.poll(() => page.locator(".field", { has: file }).locator(".error").innerText()).toContain("no url column");
+    await checkAccessibility("imports (with errors)");
+    expect(await api("GET", "/api/v1/imports")).toEqual([]);
+
+    // By keyboard: Space on the focused file input opens the file chooser; Enter on Upload sends it.
+    const csv = "url,alias,title\nhttps://example.com/imported-one,e2e-imported-1,Imported one\nhttps://example.com/imported-two,e2e-imported-2,Imported two\nnot a url,e2e-broken,\n";
+    await file.focus();
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Space")]);
+    await chooser.setFiles({ name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    const [domain] = (await api("GET", "/api/v1/domains")) as Array<{ id: number; name: string }>;
+    await page.getByLabel("Default domain").selectOption(String(domain?.id));
+    await upload.focus();
+    await page.keyboard.press("Enter");
+    const queued = page.getByRole("status").filter({ hasText: /Import \d+ is queued/ });
+    await queued.waitFor();
+    const jobId = Number(/Import (\d+)/.exec(await queued.innerText())?.[1]);
+    const [job] = (await api("GET", "/api/v1/imports")) as Array<{ id: number; domain_id: number; total_rows: number }>;
+    expect(job).toMatchObject({ id: jobId, domain_id: domain?.id, total_rows: 3 });
+
     // Polled every second while the job runs: it reaches "completed" without a reload.
+    const card = page.locator("li.card", { hasText: `Import ${jobId}` });
     await card.getByText("completed", { exact: true }).waitFor({ timeout: 30_000 });
-    expect(await card.innerText()).toContain("2 of 2 rows");
-    await page.getByRole("button", { name: `Row errors of import ${job.id}` }).click();
+    expect(await card.innerText()).toContain("3 of 3 rows");
+    expect(await card.innerText()).toContain("2 links (0 skipped, 1 failed)");
+    await page.getByRole("button", { name: `Row errors of import ${jobId}` }).click();
+    await expect.poll(() => card.locator("table tbody tr").count()).toBe(1);
+    expect(await card.locator("table tbody tr").innerText()).toMatch(/^4\s+url\s+\S/);
+    // The errors file is REST's, fetched with the session cookie (a GET needs no CSRF header).
     const download = card.getByRole("link", { name: "Download the errors as CSV" });
-    await download.waitFor();
-    const href = decodeURIComponent((await download.getAttribute("href")) ?? "");
-    expect(href).toMatch(/^data:text\/csv;charset=utf-8,line,field,message\r\n3,url,/);
+    expect(await download.getAttribute("href")).toBe(`/api/v1/imports/${jobId}/errors`);
+    const errorsFile = await page.evaluate(async (url) => {
+      const res = await fetch(url);
+      return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+    }, `/api/v1/imports/${jobId}/errors`);
+    expect(errorsFile.status).toBe(200);
+    expect(errorsFile.type).toBe("text/csv; charset=utf-8");
+    expect(errorsFile.text).toMatch(/^line,field,message\r\n4,url,[^\r\n]+\r\n$/);
     await checkAccessibility("imports");
     await capture("imports");
+
+    // The rows are links now: in the list, and visited.
+    await page.getByRole("link", { name: "Links", exact: true }).click();
+    await page.getByRole("heading", { name: "Links" }).waitFor();
+    await page.getByLabel("Search in").selectOption("alias");
+    await page.getByLabel("Search", { exact: true }).fill("e2e-imported");
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(2);
+    const rows = await page.locator("table.links tbody").innerText();
+    expect(rows).toContain("Imported one");
+    expect(rows).toContain("Imported two");
+    const visit = await fetch(`${base}/e2e-imported-1`, { redirect: "manual" });
+    expect(visit.status).toBe(302);
+    expect(visit.headers.get("location")).toBe("https://example.com/imported-one");
   }, 120_000);
 
   it("domains: adds one and shows its verification record; spaces, pixels and users; account: signs out everywhere", async () => {

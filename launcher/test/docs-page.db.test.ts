@@ -1,44 +1,24 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pino from "pino";
-import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, openServerStorage } from "@shortener/db/testing";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { openChromium, type Chromium } from "./browser.ts";
+import { startTestServer, type TestServer } from "./helpers.ts";
 
 /**
  * `GET /api/docs` (CONTRACT §16) in a real browser: Redoc's standalone bundle, served by the service,
  * renders the public OpenAPI document under a CSP that allows nothing from elsewhere.
  */
-const CHROMIUM = "/usr/bin/chromium";
-let server: RunningServer;
-let browser: BrowserContext;
+let server: TestServer;
+let browser: Chromium;
 let base: string;
-const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the test command installs it (tooling/ensure-chromium.mjs)`);
-  const storage = await openServerStorage();
-  cleanups.push(() => storage.close());
-  const port = await freePort();
-  server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), SERVICES: "api" }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
-  const profile = mkdtempSync(join(tmpdir(), "shortener-chromium-"));
-  cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1200, height: 900 },
-  });
+  server = await startTestServer({ SERVICES: "api" });
+  base = server.base;
+  browser = await openChromium({ viewport: { width: 1200, height: 900 } });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 describe("GET /api/docs", () => {

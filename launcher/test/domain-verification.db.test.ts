@@ -1,12 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
-import { fileURLToPath } from "node:url";
 import { startTestDns, type TestDns } from "@shortener/core/testing";
-import { freePort, openServerStorage, testDriver } from "@shortener/db/testing";
-import pino from "pino";
+import { freePort, testDriver } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { spawnService, startTestServer, type TestServer } from "./helpers.ts";
 
 /*
  * #12 item 2 end to end (CONTRACT §14): the all-in-one service with DNS_SERVERS pointing at a real DNS
@@ -14,22 +10,19 @@ import { startServer, type RunningServer } from "../src/server.ts";
  * so a verification made through the API reaches its cache only through NOTIFY.
  */
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ADMIN_KEY = `shk_${"D".repeat(40)}`;
-const logger = pino({ level: "silent" });
 
-let storage: Awaited<ReturnType<typeof openServerStorage>>;
 let dns: TestDns;
-let server: RunningServer;
+let server: TestServer;
 let port: number;
 beforeAll(async () => {
-  [storage, dns, port] = await Promise.all([openServerStorage(), startTestDns(), freePort()]);
-  server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, DNS_SERVERS: dns.server, LOG_LEVEL: "silent" }), logger);
+  dns = await startTestDns();
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, DNS_SERVERS: dns.server, LOG_LEVEL: "silent" });
+  port = server.port;
 });
 afterAll(async () => {
   await server?.close();
   await dns?.close();
-  await storage?.close();
 });
 
 async function api(key: string, method: string, path: string, form?: Record<string, string>): Promise<{ status: number; body: any }> {
@@ -73,26 +66,12 @@ async function newUser(email: string): Promise<string> {
 /** A visitor side of its own: a separate process on the same Postgres (SERVICES=redirect). */
 async function startVisitorProcess(databaseUrl: string): Promise<{ port: number; stop(): Promise<void> }> {
   const childPort = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(childPort), SERVICES: "redirect", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "4" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
-  for (let i = 0; !output.includes("is running at"); i++) {
-    if (i > 600 || child.exitCode !== null) throw new Error(`visitor process did not start:\n${output}`);
+  const service = spawnService({ DATABASE_URL: databaseUrl, PORT: String(childPort), SERVICES: "redirect", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "4" });
+  for (let i = 0; !service.output().includes("is running at"); i++) {
+    if (i > 600 || service.child.exitCode !== null) throw new Error(`visitor process did not start:\n${service.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return {
-    port: childPort,
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  return { port: childPort, stop: service.stop };
 }
 
 describe("#12 item 2, as reported", () => {
@@ -140,7 +119,7 @@ describe("an unverified domain neither serves nor blocks; verified through the l
     expect((await api(other, "POST", "/links", { url: `https://${host}/before`, domain_id: String(otherHome.id) })).status).toBe(201);
 
     // A separate visitor process caches the unknown host too (Postgres only: PGlite is one process).
-    const second = testDriver() === "postgres" ? await startVisitorProcess(storage.settings.DATABASE_URL ?? "") : undefined;
+    const second = testDriver() === "postgres" ? await startVisitorProcess(server.settings.DATABASE_URL ?? "") : undefined;
     try {
       if (second) expect((await visit(second.port, host, `/${alias}`)).status).toBe(404);
 

@@ -1,25 +1,53 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDb, queryRows, sql } from "@shortener/db";
-import { needsInitdb, prepareEmbeddedInChild, EMBEDDED_SETTINGS } from "../src/embedded.ts";
+import { copyEmbeddedTemplate, makeEmbeddedTemplate, needsInitdb, prepareEmbeddedInChild, EMBEDDED_SETTINGS } from "../src/embedded.ts";
 import { settleMemory } from "../src/settle-memory.ts";
 
+/** Opens a data folder and reads what a first start needs to find there: every migration, no data. */
+async function readDatabase(dataDir: string): Promise<{ links: number; migrations: number; settings: number }> {
+  const database = await openDb({ dataDir, pgliteSettings: EMBEDDED_SETTINGS });
+  try {
+    const [row] = await queryRows<{ links: number; migrations: number; settings: number }>(
+      database.db,
+      sql`select (select count(*)::int from links) as links, (select count(*)::int from drizzle.__drizzle_migrations) as migrations, (select count(*)::int from settings) as settings`,
+    );
+    if (!row) throw new Error("no row");
+    return row;
+  } finally {
+    await database.close();
+  }
+}
+
+const MIGRATIONS = JSON.parse(readFileSync(new URL("../../packages/db/migrations/meta/_journal.json", import.meta.url), "utf8")) as { entries: unknown[] };
+
 describe("first start of the embedded database", () => {
-  it("creates and migrates the database in a child process; this process then opens it ready", async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "shortener-embedded-")), "data");
+  it("a template made in a child process (as the build makes it) fills an empty DATA_DIR with a migrated database and no secret", async () => {
+    const root = mkdtempSync(join(tmpdir(), "shortener-embedded-"));
+    const template = join(root, "template");
+    await makeEmbeddedTemplate(template);
+    expect(needsInitdb(template)).toBe(false);
+
+    // The data folder already holds the start's lock file, which the copy keeps.
+    const dir = join(root, "data");
+    mkdirSync(dir);
+    writeFileSync(join(dir, "shortener.pid"), "12345");
     expect(needsInitdb(dir)).toBe(true);
-    await prepareEmbeddedInChild(dir);
+    expect(copyEmbeddedTemplate(dir, template)).toBe(true);
     expect(needsInitdb(dir)).toBe(false);
-    const database = await openDb({ dataDir: dir, pgliteSettings: EMBEDDED_SETTINGS });
-    try {
-      expect(await queryRows(database.db, sql`select count(*)::int as n from links`)).toEqual([{ n: 0 }]);
-      const [applied] = await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
-      expect(applied?.n).toBeGreaterThan(10);
-    } finally {
-      await database.close();
-    }
+    expect(readFileSync(join(dir, "shortener.pid"), "utf8")).toBe("12345");
+    expect(existsSync(join(dir, "shortener-migrations.sha256"))).toBe(false);
+    // Every migration applied; no setting (the secret is made by each service's own start, never shipped).
+    expect(await readDatabase(dir)).toEqual({ links: 0, migrations: MIGRATIONS.entries.length, settings: 0 });
+
+    // A template made from other migrations is not used: the start creates the database itself.
+    writeFileSync(join(template, "shortener-migrations.sha256"), "0".repeat(64));
+    const other = join(root, "other");
+    expect(copyEmbeddedTemplate(other, template)).toBe(false);
+    expect(needsInitdb(other)).toBe(true);
+    expect(copyEmbeddedTemplate(other, join(root, "missing"))).toBe(false);
   }, 120_000);
 
   it("fails with a message naming DATA_DIR when the folder cannot hold a database", async () => {

@@ -1,9 +1,6 @@
 import { request } from "node:http";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, openServerStorage } from "@shortener/db/testing";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { startTestServer, type TestServer } from "./helpers.ts";
 
 /**
  * CONTRACT §17 exports, end to end on the real server (API, import worker, visitor side), on both
@@ -11,25 +8,13 @@ import { startServer, type RunningServer } from "../src/server.ts";
  * empty database. docs/adr/0026-link-exports.md says what a row carries and what it cannot.
  */
 const ADMIN_KEY = `shk_${"E".repeat(40)}`;
-const logger = pino({ level: "silent" });
 const future = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 
-type Server = { server: RunningServer; base: string; port: number; close(): Promise<void> };
+type Server = TestServer;
 
-async function start(): Promise<Server> {
-  const storage = await openServerStorage();
-  const port = await freePort();
+function start(): Promise<Server> {
   // Domains serve as soon as they are made: this test is about exports; ownership (§14) has its own tests.
-  const server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000", DOMAIN_VERIFICATION: "off" }), logger);
-  return {
-    server,
-    port,
-    base: `http://127.0.0.1:${port}`,
-    async close() {
-      await server.close();
-      await storage.close();
-    },
-  };
+  return startTestServer({ ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000", DOMAIN_VERIFICATION: "off" });
 }
 
 let a: Server;

@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { request } from "node:http";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { freePort, openServerStorage, testDriver } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnService } from "./helpers.ts";
 
 /**
  * CONTRACT §15, the burst test on real launcher processes (`node --import tsx launcher/src/main.ts`):
@@ -14,8 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * only the one-process runs apply. Each run sends from an address of its own (X-Forwarded-For from a
  * trusted loopback proxy), so runs never share a counter in Redis.
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const MAIN = join(ROOT, "launcher/src/main.ts");
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const ADMIN_KEY = `shk_${"B".repeat(40)}`;
 const LIMIT = 10;
@@ -31,32 +28,18 @@ afterAll(async () => {
 
 async function startLauncher(settings: Record<string, string>): Promise<Launcher> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
-    cwd: ROOT,
-    env: { ...process.env, ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, TRUST_PROXY: "loopback", LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += String(chunk)));
-  child.stderr?.on("data", (chunk) => (output += String(chunk)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const launcher: Launcher = {
-    port,
-    child,
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+  const service = spawnService({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, TRUST_PROXY: "loopback", LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000" });
+  const { child } = service;
+  const launcher: Launcher = { port, child, stop: service.stop };
   running.push(launcher);
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`launcher exited: ${output.slice(-2000)}`);
+    if (child.exitCode !== null) throw new Error(`launcher exited: ${service.output()}`);
     const ready = await send(port, { method: "GET", path: "/readyz" }).catch(() => null);
     if (ready?.status === 200) return launcher;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`launcher did not get ready: ${output.slice(-2000)}`);
+  throw new Error(`launcher did not get ready: ${service.output()}`);
 }
 
 function send(port: number, options: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {

@@ -1,11 +1,8 @@
-import pino from "pino";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importJobs, importSourceParts } from "@shortener/db";
-import { freePort, openServerStorage } from "@shortener/db/testing";
 import { compareJob, hostileFiles } from "@shortener/importer/testing";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { bootstrapDomainId, endedImport, startTestServer, type TestServer } from "./helpers.ts";
 
 /**
  * The hostile files of issue 12 through the API job path, in one process as `pnpm start` runs it:
@@ -14,43 +11,21 @@ import { startServer, type RunningServer } from "../src/server.ts";
  * errors; no stored source is left. The table is shared with the CLI's and the worker's tests.
  */
 const ADMIN_KEY = `shk_${"H".repeat(40)}`;
-let server: RunningServer;
+let server: TestServer;
 let base: string;
-let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const storage = await openServerStorage();
-  cleanup = () => storage.close();
-  const port = await freePort();
-  server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY });
+  base = server.base;
 });
 afterAll(async () => {
   await server?.close();
-  await cleanup?.();
 });
 
 const auth = { authorization: `Bearer ${ADMIN_KEY}` };
 
-function domainId(): number {
-  if (!server.boot.created || server.boot.domainId === null) throw new Error("no bootstrap domain");
-  return server.boot.domainId;
-}
-
-async function getJob(id: number): Promise<Record<string, any>> {
-  const res = await fetch(`${base}/api/v1/imports/${id}`, { headers: auth });
-  return ((await res.json()) as { data: Record<string, any> }).data;
-}
-
-async function ended(id: number) {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const job = await getJob(id);
-    if (job.status === "completed" || job.status === "failed") return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${String(job.status)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const domainId = () => bootstrapDomainId(server);
+const ended = (id: number) => endedImport(base, ADMIN_KEY, id, 90_000);
 
 describe("uploads of hostile files end, whatever they hold", () => {
   it.each(hostileFiles().map((f) => [f.name, f] as const))("%s", { timeout: 120_000 }, async (_name, file) => {

@@ -1,34 +1,22 @@
-import pino from "pino";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importJobs, links } from "@shortener/db";
-import { freePort, openServerStorage } from "@shortener/db/testing";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { bootstrapDomainId, endedImport, startTestServer, type TestServer } from "./helpers.ts";
 
 /** The whole path in one process: POST a file, the queue, the worker, GET the job — on both drivers. */
 const ADMIN_KEY = `shk_${"I".repeat(40)}`;
-let server: RunningServer;
+let server: TestServer;
 let base: string;
-let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const storage = await openServerStorage();
-  const settings = storage.settings;
-  cleanup = () => storage.close();
-  const port = await freePort();
-  server = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY });
+  base = server.base;
 });
 afterAll(async () => {
   await server?.close();
-  await cleanup?.();
 });
 
-function domainId(): number {
-  if (!server.boot.created || server.boot.domainId === null) throw new Error("no bootstrap domain");
-  return server.boot.domainId;
-}
+const domainId = () => bootstrapDomainId(server);
 
 async function post(body: string, key?: string) {
   const res = await fetch(`${base}/api/v1/imports?domain_id=${domainId()}`, {
@@ -39,20 +27,7 @@ async function post(body: string, key?: string) {
   return { status: res.status, body: (await res.json()) as { data: { id: number; status: string } } };
 }
 
-async function job(id: number) {
-  const res = await fetch(`${base}/api/v1/imports/${id}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-  return ((await res.json()) as { data: Record<string, unknown> }).data;
-}
-
-async function completed(id: number) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const current = await job(id);
-    if (current.status === "completed" || current.status === "failed") return current;
-    if (Date.now() > deadline) throw new Error(`job ${id} still ${String(current.status)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const completed = (id: number) => endedImport(base, ADMIN_KEY, id, 60_000);
 
 describe("importing through the API", () => {
   it("runs an uploaded file to completion; the same Idempotency-Key again changes nothing", async () => {

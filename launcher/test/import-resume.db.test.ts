@@ -1,63 +1,32 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { eq, like, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importJobs, links, migrate, openDb, type Database } from "@shortener/db";
+import { importJobs, links, type Database } from "@shortener/db";
 import { createDomain, createImport } from "@shortener/core";
-import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
-import { freePort, testDriver } from "@shortener/db/testing";
+import { createTestUser, unique } from "@shortener/core/testing";
+import { freePort, openSharedTestDb, type SharedTestDb } from "@shortener/db/testing";
 import { createImporter } from "@shortener/importer";
+import { spawnService } from "./helpers.ts";
 
 /**
  * CONTRACT §12: a worker killed mid-job resumes it; no row is created twice and none is lost. A real
  * worker process (the launcher with SERVICES=importer) is killed with SIGKILL in the middle of a job,
  * then started again. On PGlite the data folder must survive the kill too (the test opens it between runs).
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const MAIN = join(ROOT, "launcher/src/main.ts");
 const ROWS = 40_000;
 const BATCH = 500;
 
-let settings: Record<string, string>;
-let openCheck: () => Promise<Database>;
-let closeCheck: (db: Database) => Promise<void>;
-let cleanup: () => Promise<void>;
+let shared: SharedTestDb;
 
 beforeAll(async () => {
-  if (testDriver() === "postgres") {
-    const database = await openTestDb();
-    settings = { DATABASE_URL: database.url ?? "" };
-    openCheck = async () => database;
-    closeCheck = async () => {};
-    cleanup = () => database.close();
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), "shortener-resume-"));
-    settings = { DATA_DIR: dir };
-    openCheck = async () => {
-      const database = await openDb({ dataDir: dir });
-      await migrate(database);
-      return database;
-    };
-    closeCheck = (db) => db.close();
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  }
+  shared = await openSharedTestDb();
 });
 afterAll(async () => {
-  await cleanup?.();
+  await shared?.close();
 });
 
-async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openCheck();
-  try {
-    return await fn(db);
-  } finally {
-    await closeCheck(db);
-  }
-}
+const withDb = <T>(fn: (database: Database) => Promise<T>) => shared.withDb(fn);
 
 /** Row i: every third has no alias (a random one is made), every 1000th has a bad URL (a row error). */
 function csv(): string {
@@ -78,18 +47,13 @@ type Worker = {
 };
 
 function startWorker(port: number): Worker {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      ...settings,
-      PORT: String(port),
-      SERVICES: "importer",
-      IMPORT_BATCH_SIZE: String(BATCH),
-      LOG_LEVEL: "debug",
-      ADMIN_API_KEY: `shk_${"R".repeat(40)}`,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const { child, exited } = spawnService({
+    ...shared.settings,
+    PORT: String(port),
+    SERVICES: "importer",
+    IMPORT_BATCH_SIZE: String(BATCH),
+    LOG_LEVEL: "debug",
+    ADMIN_API_KEY: `shk_${"R".repeat(40)}`,
   });
   const lines: Array<Record<string, unknown>> = [];
   const listeners = new Set<() => void>();
@@ -103,7 +67,6 @@ function startWorker(port: number): Worker {
       // the welcome text is not JSON
     }
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   return {
     child,
     lines,

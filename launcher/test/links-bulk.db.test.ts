@@ -1,8 +1,5 @@
-import { freePort, openServerStorage } from "@shortener/db/testing";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { startTestServer, type TestServer } from "./helpers.ts";
 
 /**
  * CONTRACT §17 bulk changes end to end: links made and changed through the REST API of the whole
@@ -10,23 +7,18 @@ import { startServer, type RunningServer } from "../src/server.ts";
  * of the batch answers its new state within a second (§7.12), and links outside it are untouched.
  */
 const ADMIN_KEY = `shk_${"B".repeat(40)}`;
-let server: RunningServer;
+let server: TestServer;
 let base: string;
 let domainId: number;
-const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
-  const storage = await openServerStorage();
-  cleanups.push(() => storage.close());
-  const port = await freePort();
-  server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" });
+  base = server.base;
   domainId = (await api("POST", "/api/v1/domains", { name: new URL(base).host })).body.data.id;
 }, 120_000);
 
 afterAll(async () => {
   await server?.close();
-  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 async function api(method: string, path: string, form?: Record<string, string>): Promise<{ status: number; body: any }> {

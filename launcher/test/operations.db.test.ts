@@ -1,9 +1,10 @@
 import { request } from "node:http";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, openServerStorage } from "@shortener/db/testing";
+import { describe, expect, it } from "vitest";
+import { freePort } from "@shortener/db/testing";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
+import { useServerStorage } from "./helpers.ts";
 
 /**
  * CONTRACT §16 on both drivers: health on every role, Prometheus metrics on METRICS_PORT, and the
@@ -14,21 +15,11 @@ const ADMIN_KEY = `shk_${"O".repeat(40)}`;
 /** A whole server starts in each test: on PGlite, on a busy machine, that can take a while. */
 const SLOW = 120_000;
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
-let settings: Record<string, string>;
-let cleanup: () => Promise<void>;
-
-beforeAll(async () => {
-  const storage = await openServerStorage();
-  settings = storage.settings;
-  cleanup = () => storage.close();
-});
-afterAll(async () => {
-  await cleanup?.();
-});
+const storage = useServerStorage();
 
 async function start(extra: Record<string, string>, lines?: string[]): Promise<{ running: RunningServer; base: string }> {
   const port = await freePort();
-  const env = parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, ...extra });
+  const env = parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, ...extra });
   const running = await startServer(env, pino({ level: "silent" }), lines ? { writeAccessLog: (line) => void lines.push(line) } : {});
   return { running, base: `http://127.0.0.1:${port}` };
 }

@@ -1,14 +1,8 @@
-import { freePort, openServerStorage } from "@shortener/db/testing";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { decode as decodePngFile, type DecodedPng } from "fast-png";
 import jsQRModule from "jsqr";
-import pino from "pino";
-import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { openChromium, type Chromium } from "./browser.ts";
+import { apiData, startTestServer, type TestServer } from "./helpers.ts";
 
 /**
  * CONTRACT §17: QR codes decoded by an independent reader. PNGs are read with fast-png (a pure-JS PNG
@@ -16,7 +10,6 @@ import { startServer, type RunningServer } from "../src/server.ts";
  * one straight from its URL, the API's from its text — screenshotted, and decoded the same way. Every
  * ecc level × sizes 64 and 2048 × both formats, from the public `{short_url}/qr` and the owner's API.
  */
-const CHROMIUM = "/usr/bin/chromium";
 // jsqr is a CommonJS bundle: Node hands its exports object over as the default import.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof jsQRModule.default;
 const ADMIN_KEY = `shk_${"Q".repeat(40)}`;
@@ -24,45 +17,22 @@ const ECC = ["L", "M", "Q", "H"] as const;
 const SIZES = [64, 2048] as const;
 const FORMATS = ["png", "svg"] as const;
 
-let server: RunningServer;
-let browser: BrowserContext;
+let server: TestServer;
+let browser: Chromium;
 let base: string;
-const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  const storage = await openServerStorage();
-  cleanups.push(() => storage.close());
-  const port = await freePort();
-  server = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
-  const profile = mkdtempSync(join(tmpdir(), "shortener-chromium-"));
-  cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 2048, height: 2048 },
-    deviceScaleFactor: 1,
-  });
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" });
+  base = server.base;
+  browser = await openChromium({ viewport: { width: 2048, height: 2048 }, deviceScaleFactor: 1 });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function api(method: string, path: string, form?: Record<string, string>): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  const body = (await res.json()) as { data: unknown };
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body.data;
-}
+const api = (method: string, path: string, form?: Record<string, string>) => apiData(base, ADMIN_KEY, method, path, form);
 
 /** A decoded PNG's pixels as the RGBA jsQR reads: 1-bit greyscale (ours) or 8-bit grey/RGB/RGBA (Chromium's). */
 function toRgba(png: DecodedPng): Uint8ClampedArray {

@@ -1,26 +1,18 @@
-import { freePort, openServerStorage } from "@shortener/db/testing";
+import { freePort } from "@shortener/db/testing";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.ts";
 import { startServer } from "../src/server.ts";
+import { useServerStorage } from "./helpers.ts";
 
 const logger = pino({ level: "silent" });
 const ADMIN_KEY = `shk_${"A".repeat(40)}`;
 
 /** Each run gets its own storage: a temporary data folder, or its own Postgres database. */
-let settings: Record<string, string>;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  const storage = await openServerStorage();
-  settings = storage.settings;
-  cleanup = () => storage.close();
-});
-afterAll(async () => {
-  await cleanup?.();
-});
+const storage = useServerStorage();
 
 async function start(port: number) {
-  return startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), logger);
+  return startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), logger);
 }
 
 async function get(url: string, key?: string) {

@@ -1,83 +1,44 @@
-import { freePort, openServerStorage, testDriver } from "@shortener/db/testing";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { testDriver } from "@shortener/db/testing";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import pino from "pino";
-import { chromium, type BrowserContext } from "playwright-core";
 import { recordClicks, type Click } from "@shortener/core";
+import { seededRandom } from "@shortener/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEnv } from "../src/env.ts";
-import { startServer, type RunningServer } from "../src/server.ts";
+import { openChromium, type Chromium } from "./browser.ts";
+import { apiData, startTestServer, type TestServer } from "./helpers.ts";
 
 /**
  * The public stats page in a real browser: Debian's Chromium (never a downloaded one) driven by
  * playwright-core, against the real all-in-one server. `UPDATE_SCREENSHOTS=1` also refreshes
  * docs/stats-page.png.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT = fileURLToPath(new URL("../../docs/stats-page.png", import.meta.url));
 const ADMIN_KEY = `shk_${"S".repeat(40)}`;
 const DAY = 86_400_000;
 
-let server: RunningServer;
-let browser: BrowserContext;
+let server: TestServer;
+let browser: Chromium;
 let base: string;
-const cleanups: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  const storage = await openServerStorage();
-  const settings = storage.settings;
-  cleanups.push(() => storage.close());
-  const port = await freePort();
-  server = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
-
-  const profile = mkdtempSync(join(tmpdir(), "shortener-chromium-"));
-  cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1200, height: 900 },
-    deviceScaleFactor: 1,
-    colorScheme: "light",
-  });
+  server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" });
+  base = server.base;
+  browser = await openChromium({ viewport: { width: 1200, height: 900 }, deviceScaleFactor: 1, colorScheme: "light" });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await server?.close();
-  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function api(method: string, path: string, form?: Record<string, string>): Promise<unknown> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  const body = (await res.json()) as { data: unknown };
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body.data;
-}
+const api = (method: string, path: string, form?: Record<string, string>): Promise<unknown> => apiData(base, ADMIN_KEY, method, path, form);
 
 async function createLink(form: Record<string, string> = {}): Promise<number> {
   const [domain] = (await api("GET", "/api/v1/domains")) as Array<{ id: number }>;
   const link = (await api("POST", "/api/v1/links", { url: "https://example.org/launch", domain_id: String(domain?.id), ...form })) as { id: number };
   return link.id;
-}
-
-/** A deterministic pseudo-random source, so the page (and the screenshot) look the same every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function pick<T>(random: () => number, weighted: Array<[T, number]>): T {
@@ -136,7 +97,8 @@ const REFERRERS: Array<[string | null, number]> = [
 
 /** About 90 days of traffic with a weekly rhythm, a launch spike and a daily cycle, through recordClicks. */
 async function seedClicks(linkId: number, seed: number): Promise<number> {
-  const random = mulberry32(seed);
+  // Seeded, so the page (and the screenshot) look the same every run.
+  const random = seededRandom(seed);
   const now = Date.now();
   const clicks: Click[] = [];
   for (let d = 89; d >= 0; d--) {

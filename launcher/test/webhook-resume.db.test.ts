@@ -1,67 +1,32 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { asc } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openDb, webhookAttempts, webhookDeliveries, type Database } from "@shortener/db";
-import { openTestDb } from "@shortener/core/testing";
-import { freePort, testDriver } from "@shortener/db/testing";
+import { webhookAttempts, webhookDeliveries } from "@shortener/db";
+import { freePort, openSharedTestDb, type SharedTestDb } from "@shortener/db/testing";
+import { spawnService, type ServiceProcess } from "./helpers.ts";
 
 /**
  * CONTRACT §18: a worker killed mid-delivery (SIGKILL) and started again delivers every event at least
  * once, and a receiver that dedupes by `Shortener-Delivery` sees each exactly once, in order. The real
  * service (launcher, every role) runs as a child process; the receiver is on loopback (WEBHOOK_ALLOW_PRIVATE=1).
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const MAIN = join(ROOT, "launcher/src/main.ts");
 const ADMIN_KEY = `shk_${"K".repeat(40)}`;
 const LINKS = 12;
 /** The receiver leaves this delivery (by arrival order) unanswered, and the test kills the service then. */
 const HANG_AT = 4;
 
-let settings: Record<string, string>;
-let openCheck: () => Promise<Database>;
-let closeCheck: (db: Database) => Promise<void>;
-let cleanup: () => Promise<void>;
+let shared: SharedTestDb;
 
 beforeAll(async () => {
-  if (testDriver() === "postgres") {
-    const database = await openTestDb();
-    settings = { DATABASE_URL: database.url ?? "" };
-    openCheck = async () => database;
-    closeCheck = async () => {};
-    cleanup = () => database.close();
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), "shortener-webhooks-"));
-    settings = { DATA_DIR: dir };
-    openCheck = async () => {
-      const database = await openDb({ dataDir: dir });
-      await migrate(database);
-      return database;
-    };
-    closeCheck = (db) => db.close();
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  }
+  shared = await openSharedTestDb();
 });
 afterAll(async () => {
-  await cleanup?.();
+  await shared?.close();
 });
 
-function startService(port: number): { child: ChildProcess; exited: Promise<number | null>; output: () => string } {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], {
-    cwd: ROOT,
-    env: { ...process.env, ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, WEBHOOK_ALLOW_PRIVATE: "1", LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (chunk) => (output += String(chunk)));
-  child.stderr?.on("data", (chunk) => (output += String(chunk)));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, exited, output: () => output.slice(-3000) };
+function startService(port: number): ServiceProcess {
+  return spawnService({ ...shared.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, WEBHOOK_ALLOW_PRIVATE: "1", LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000" });
 }
 
 async function until(test: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
@@ -143,16 +108,13 @@ describe("a worker killed mid-delivery", () => {
       const ids = [...deduped.keys()].map(Number);
       expect(ids).toEqual([...ids].sort((x, y) => x - y));
 
-      const db = await openCheck();
-      try {
+      await shared.withDb(async (db) => {
         const deliveries = await db.db.select().from(webhookDeliveries).orderBy(asc(webhookDeliveries.id));
         expect(deliveries.map((d) => [String(d.id), d.status])).toEqual([...deduped.keys()].map((id) => [id, "delivered"]));
         const attempts = await db.db.select().from(webhookAttempts);
         expect(attempts.every((a) => a.isSuccess && a.responseCode === 200)).toBe(true);
         expect(new Set(attempts.map((a) => String(a.deliveryId)))).toEqual(new Set(deduped.keys()));
-      } finally {
-        await closeCheck(db);
-      }
+      });
     } finally {
       for (const res of hanging) res.destroy();
       receiver.closeAllConnections();

@@ -49,6 +49,21 @@ function restricted({ names = [], patterns = [], message }) {
   ];
 }
 
+/** `no-restricted-imports` options for a consumer of the API's router TYPE (the client, the dashboard): that type, and nothing else of any app. */
+function routerTypeOnly(who) {
+  return [
+    "error",
+    {
+      paths: [
+        ...PROCESS_ENV_IMPORTS,
+        { name: "@shortener/api", allowTypeImports: true, message: `The ${who} may import the API's router type only (import type).` },
+        ...["@shortener/redirect", "@shortener/importer", LAUNCHER].map((name) => ({ name, message: `The ${who} imports no app.` })),
+      ],
+      patterns: [DEEP_IMPORTS],
+    },
+  ];
+}
+
 const packageRoots = new Map();
 
 /** The folder of the package.json that owns `path` (a file or folder, existing or not). */
@@ -132,19 +147,7 @@ export const boundaries = [
     // The one written-down exception (docs/adr/0005-trpc-and-client.md): the typed client takes the
     // router's TYPE from the API, and nothing of its code.
     files: ["packages/client/src/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          paths: [
-            ...PROCESS_ENV_IMPORTS,
-            { name: "@shortener/api", allowTypeImports: true, message: "The client may import the API's router type only (import type)." },
-            ...["@shortener/redirect", "@shortener/importer", LAUNCHER].map((name) => ({ name, message: "The client imports no app." })),
-          ],
-          patterns: [DEEP_IMPORTS],
-        },
-      ],
-    },
+    rules: { "no-restricted-imports": routerTypeOnly("client") },
   },
   {
     // Core: the domain, free of transports, CSV, apps and the environment (STYLE §2).
@@ -165,19 +168,7 @@ export const boundaries = [
     // The dashboard (docs/adr/0028-dashboard.md) takes the router's TYPE from the API, as packages/client
     // does, and nothing of its code: the bundle talks to /trpc only.
     files: ["apps/web/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          paths: [
-            ...PROCESS_ENV_IMPORTS,
-            { name: "@shortener/api", allowTypeImports: true, message: "The dashboard may import the API's router type only (import type)." },
-            ...["@shortener/redirect", "@shortener/importer", LAUNCHER].map((name) => ({ name, message: "The dashboard imports no app." })),
-          ],
-          patterns: [DEEP_IMPORTS],
-        },
-      ],
-    },
+    rules: { "no-restricted-imports": routerTypeOnly("dashboard") },
   },
   {
     // Where the environment may be read: the env modules, the entry points that hand `process.env` to

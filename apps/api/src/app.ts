@@ -188,9 +188,13 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       // The key, its limits, then the scope the route declares (CONTRACT §17): a 403 before the body is read.
+      // The routes that allow it (the CSV upload and its errors file) also take the dashboard's session
+      // cookie when no Authorization header is sent, and its CSRF header on a POST: a 403 before the body
+      // is read too (docs/adr/0028-dashboard.md). Everywhere else a cookie counts for nothing here.
       api.addHook("onRequest", async (request, reply) => {
-        const auth = await guard(request, reply);
-        const scope = request.routeOptions.config.scope;
+        const { isSessionAllowed, scope } = request.routeOptions.config;
+        const viaSession = isSessionAllowed && request.headers.authorization === undefined ? await sessionGuard(request, reply) : null;
+        const auth = viaSession?.auth ?? (await guard(request, reply));
         if (scope && scope !== "public") assertScope(auth, scope);
       });
       // A NUL in any field or query parameter: 422 naming it (CONTRACT §15). Bodies that are streams

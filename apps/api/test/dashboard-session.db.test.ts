@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importErrors } from "@shortener/db";
 import { FAILED_TRY_LIMIT } from "@shortener/web-guard";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
@@ -197,6 +198,125 @@ describe("the session on /trpc", () => {
     expect((await inject("GET", "/trpc/auth.me", { cookie: c.cookie })).status).toBe(401);
     // The API key itself still works.
     expect((await api.call(user, "GET", "/api/v1/account")).status).toBe(200);
+  });
+});
+
+describe("the CSV upload and its errors file take the session too (REST, CONTRACT §12, §19)", () => {
+  const CSV = "url,alias\nhttps://example.org/imported,\n";
+
+  /**
+   * `POST /api/v1/imports` with a text/csv body (or `multipart`), sent with whichever credentials are
+   * given, from an address of its own (the refused keys here count as failed tries, CONTRACT §15).
+   */
+  async function upload(options: { cookie?: string; csrf?: string; bearer?: string; query?: string; body?: string | Buffer; type?: string; key?: string }): Promise<Answer> {
+    const headers: Record<string, string> = { "content-type": options.type ?? "text/csv" };
+    if (options.cookie) headers.cookie = options.cookie;
+    if (options.csrf !== undefined) headers["x-csrf-token"] = options.csrf;
+    if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+    if (options.key) headers["idempotency-key"] = options.key;
+    const res = await api.app.inject({ method: "POST", url: `/api/v1/imports${options.query ?? ""}`, headers, payload: options.body ?? CSV, remoteAddress: "192.0.2.44" });
+    return { status: res.statusCode, body: String(res.headers["content-type"]).startsWith("application/json") ? res.json() : res.body, headers: res.headers };
+  }
+
+  function multipart(fields: Record<string, string>, file: { name: string; content: string }) {
+    const boundary = "----dashboard-upload-boundary";
+    const parts = Object.entries(fields).map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+    parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/csv\r\n\r\n${file.content}\r\n`, `--${boundary}--\r\n`);
+    return { body: parts.join(""), type: `multipart/form-data; boundary=${boundary}` };
+  }
+
+  /** The user's import jobs, read with their key. */
+  async function jobsOf(user: { apiKey: string }): Promise<Array<{ id: number; total_rows: number }>> {
+    return (await api.call(user.apiKey, "GET", "/api/v1/imports?per_page=100")).body.data;
+  }
+
+  it("a session with its CSRF header uploads as its user (multipart as the dashboard sends it, or text/csv): 202, limited like a key", async () => {
+    const owner = await createOwner(api);
+    const { cookie, csrf } = await signInWithKey(owner.user.apiKey);
+    const form = multipart({ domain_id: String(owner.domain.id) }, { name: "links.csv", content: "url\nhttps://example.org/1\nhttps://example.org/2\n" });
+    const viaForm = await upload({ cookie, csrf, body: form.body, type: form.type, key: "dashboard-1" });
+    expect(viaForm.status).toBe(202);
+    expect(viaForm.body.data).toMatchObject({ status: "queued", domain_id: owner.domain.id, total_rows: 2 });
+    expect(viaForm.headers["x-ratelimit-limit"]).toBeDefined();
+    // The same Idempotency-Key through the session: the same job, as with a key.
+    const again = await upload({ cookie, csrf, body: form.body, type: form.type, key: "dashboard-1" });
+    expect(again.status).toBe(200);
+    expect(again.body.data.id).toBe(viaForm.body.data.id);
+    const viaCsv = await upload({ cookie, csrf, query: `?domain_id=${owner.domain.id}` });
+    expect(viaCsv.status).toBe(202);
+    expect((await jobsOf(owner.user)).map((j) => j.id).sort()).toEqual([viaForm.body.data.id, viaCsv.body.data.id].sort());
+    // The file's own problems are the same 422s as with a key.
+    const noUrl = await upload({ cookie, csrf, body: "link\nx\n" });
+    expect(noUrl).toMatchObject({ status: 422, body: { message: { file: ["The file has no url column."] }, code: "validation_failed" } });
+  });
+
+  it("a session without the CSRF header, or with another session's, is a 403 and queues nothing", async () => {
+    const owner = await createOwner(api);
+    const mine = await signInWithKey(owner.user.apiKey);
+    const other = await signInWithKey((await api.user()).apiKey);
+    const missing = await upload({ cookie: mine.cookie, query: `?domain_id=${owner.domain.id}` });
+    expect(missing.status).toBe(403);
+    expect(missing.body).toEqual({ message: "The CSRF token is missing or wrong: send the x-csrf-token header.", code: "forbidden", status: 403 });
+    expect((await upload({ cookie: mine.cookie, csrf: other.csrf, query: `?domain_id=${owner.domain.id}` })).status).toBe(403);
+    expect((await upload({ cookie: mine.cookie, csrf: "", query: `?domain_id=${owner.domain.id}` })).status).toBe(403);
+    const form = multipart({ domain_id: String(owner.domain.id) }, { name: "links.csv", content: CSV });
+    expect((await upload({ cookie: mine.cookie, body: form.body, type: form.type })).status).toBe(403);
+    expect(await jobsOf(owner.user)).toEqual([]);
+  });
+
+  it("no key and no cookie is a 401; so are a forged cookie and a signed-out session", async () => {
+    const owner = await createOwner(api);
+    const none = await upload({});
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ message: "Unauthenticated.", code: "unauthenticated", status: 401 });
+    const { cookie, csrf } = await signInWithKey(owner.user.apiKey);
+    const [name, value = ""] = cookie.split("=");
+    expect((await upload({ cookie: `${name}=${value.slice(0, 43)}.${"A".repeat(43)}`, csrf })).status).toBe(401);
+    expect((await upload({ cookie: "shortener_session=nonsense", csrf })).status).toBe(401);
+    expect((await inject("DELETE", "/app/session", { cookie, csrf })).status).toBe(200);
+    expect((await upload({ cookie, csrf, query: `?domain_id=${owner.domain.id}` })).status).toBe(401);
+    expect(await jobsOf(owner.user)).toEqual([]);
+  });
+
+  it("a bearer key uploads as before, needs no CSRF header, and wins over a cookie", async () => {
+    const owner = await createOwner(api);
+    const stranger = await api.user();
+    const { cookie } = await signInWithKey(stranger.apiKey);
+    const plain = await upload({ bearer: owner.user.apiKey, query: `?domain_id=${owner.domain.id}` });
+    expect(plain.status).toBe(202);
+    // The stranger's cookie without a CSRF header rides along: the key decides, the job is the owner's.
+    const both = await upload({ bearer: owner.user.apiKey, cookie, query: `?domain_id=${owner.domain.id}` });
+    expect(both.status).toBe(202);
+    expect((await jobsOf(owner.user)).length).toBe(2);
+    expect(await jobsOf(stranger)).toEqual([]);
+    expect((await upload({ bearer: "shk_not-a-key" })).status).toBe(401);
+  });
+
+  it("the errors file is a GET: the session needs no CSRF header for it; another user's job is a 404", async () => {
+    const owner = await createOwner(api);
+    const job = (await upload({ bearer: owner.user.apiKey, query: `?domain_id=${owner.domain.id}` })).body.data as { id: number };
+    await api.database.db.insert(importErrors).values([{ jobId: job.id, line: 2, field: "url", message: "The url must be a valid URL." }]);
+    const mine = await signInWithKey(owner.user.apiKey);
+    const res = await inject("GET", `/api/v1/imports/${job.id}/errors`, { cookie: mine.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
+    expect(res.headers["content-disposition"]).toBe(`attachment; filename="import-${job.id}-errors.csv"`);
+    expect(res.body).toBe("line,field,message\r\n2,url,The url must be a valid URL.\r\n");
+    const other = await signInWithKey((await api.user()).apiKey);
+    expect((await inject("GET", `/api/v1/imports/${job.id}/errors`, { cookie: other.cookie })).status).toBe(404);
+  });
+
+  it("every other /api/v1 route ignores the cookie: 401 without a key, CSRF header or not", async () => {
+    const owner = await createOwner(api);
+    const { cookie, csrf } = await signInWithKey(owner.user.apiKey);
+    const job = (await upload({ cookie, csrf, query: `?domain_id=${owner.domain.id}` })).body.data as { id: number };
+    const ip = "192.0.2.45";
+    expect((await inject("GET", "/api/v1/links", { cookie, ip })).status).toBe(401);
+    expect((await inject("GET", "/api/v1/account", { cookie, csrf, ip })).status).toBe(401);
+    expect((await inject("GET", `/api/v1/imports/${job.id}`, { cookie, ip })).status).toBe(401);
+    expect((await inject("POST", "/api/v1/links", { cookie, csrf, ip, json: { url: "https://example.org/", domain_id: owner.domain.id } })).status).toBe(401);
+    // A method the upload route does not have is the 405 of a route without the session: a 401 first.
+    expect((await inject("DELETE", "/api/v1/imports", { cookie, csrf, ip })).status).toBe(401);
   });
 });
 

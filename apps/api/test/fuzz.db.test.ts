@@ -21,6 +21,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31)
 const SCALE = Number(process.env.FUZZ_RUNS ?? 1);
 const REST_RUNS = Math.max(1, Math.round(1_200 * SCALE));
 const TRPC_RUNS = Math.max(1, Math.round(800 * SCALE));
+const SESSION_RUNS = Math.max(1, Math.round(300 * SCALE));
 
 type Actor = "owner" | "admin" | "stranger" | "none" | "bogus";
 type IdKind = "link" | "domain" | "space" | "pixel" | "webhook" | "import" | "user";
@@ -36,7 +37,7 @@ const keys: Record<Actor, string | undefined> = { owner: undefined, admin: undef
 const realIds: Record<IdKind, number[]> = { link: [], domain: [], space: [], pixel: [], webhook: [], import: [], user: [] };
 /** Tables a rejected request must leave alone: every table but the failed-try counters and settings. */
 let tables: string[] = [];
-const counts = { rest: 0, restRejectedWrites: 0, trpc: 0, trpcRejectedWrites: 0, statuses: new Map<number, number>() };
+const counts = { rest: 0, restRejectedWrites: 0, trpc: 0, trpcRejectedWrites: 0, session: 0, sessionRejected: 0, statuses: new Map<number, number>() };
 
 async function createFixtures(who: Awaited<ReturnType<typeof createOwner>>) {
   const call = api.call.bind(api);
@@ -100,7 +101,7 @@ async function replenish() {
 
 afterAll(async () => {
   console.log(
-    `[fuzz] seed ${SEED}: ${counts.rest} REST cases (${counts.restRejectedWrites} rejected writes checked), ${counts.trpc} tRPC cases (${counts.trpcRejectedWrites} rejected mutations checked); statuses ${JSON.stringify(Object.fromEntries([...counts.statuses].sort((a, b) => a[0] - b[0])))}`,
+    `[fuzz] seed ${SEED}: ${counts.rest} REST cases (${counts.restRejectedWrites} rejected writes checked), ${counts.trpc} tRPC cases (${counts.trpcRejectedWrites} rejected mutations checked), ${counts.session} /app/session cases (${counts.sessionRejected} rejected); statuses ${JSON.stringify(Object.fromEntries([...counts.statuses].sort((a, b) => a[0] - b[0])))}`,
   );
   await api?.close();
   await dns?.close();
@@ -752,6 +753,127 @@ describe(`fuzz (seed ${SEED})`, () => {
         if ((res.statusCode < 300 || res.statusCode === 207) && name.endsWith(".delete")) await replenish();
       }),
       { seed: SEED, numRuns: TRPC_RUNS, endOnFailure: true },
+    );
+  }, 600_000);
+
+  it(`/app/session: ${SESSION_RUNS} random sign-ins and sign-outs: no 5xx, 4xx in the envelope, no session made or ended when rejected (seed ${SEED})`, async () => {
+    // A user of this property alone (the other properties may give the owner a password or a new key):
+    // without a password, its key signs in (200), so the near-valid bodies reach a real success too.
+    const user = await api.user();
+    const signIn = async () => {
+      const res = await api.app.inject({ method: "POST", url: "/app/session", headers: { "content-type": "application/json" }, payload: JSON.stringify({ api_key: user.apiKey }) });
+      if (res.statusCode !== 200) throw new Error(`sign-in failed: ${res.statusCode} ${res.body}`);
+      const cookie = String(res.headers["set-cookie"]).split(";", 1)[0] ?? "";
+      return { cookie, csrf: (res.json() as { data: { csrf_token: string } }).data.csrf_token };
+    };
+    /** Live sessions of the user, aimed at by the cases; one that a case signs out is replaced. */
+    const sessions = [await signIn(), await signIn()];
+    // The "before" of the first case: after this setup, not the last write of the properties before.
+    await takeSnapshot();
+    const signInTemplate = (kind: "password" | "key", n: number): Record<string, unknown> =>
+      kind === "key"
+        ? { api_key: [user.apiKey, `shk_${"x".repeat(40)}`, keys.owner, "sk_not-a-real-key"][n % 4] }
+        : { email: [user.email, user.email.toUpperCase(), admin.email, "nobody@example.test"][n % 4], password: `a wrong password ${n}` };
+    const SIGN_IN_FIELDS = ["email", "password", "api_key"];
+    const sessionBody = fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .record({
+            kind: fc.constantFrom<"password" | "key">("password", "key"),
+            n: fc.nat(),
+            overrides: fc.dictionary(fc.constantFrom(...SIGN_IN_FIELDS, ...PROTO_KEYS), fc.oneof({ weight: 3, arbitrary: jsonLeaf }, { weight: 1, arbitrary: jsonValue }), { maxKeys: 2 }),
+            drop: fc.subarray(SIGN_IN_FIELDS, { maxLength: 1 }),
+            asForm: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+          })
+          .map((near) => {
+            const value: Record<string, unknown> = { ...signInTemplate(near.kind, near.n), ...near.overrides };
+            for (const field of near.drop) delete value[field];
+            return near.asForm ? { payload: toForm(value), type: "application/x-www-form-urlencoded" } : { payload: JSON.stringify(value), type: "application/json" };
+          }),
+      },
+      { weight: 3, arbitrary: body },
+    );
+    /** Which cookie a case sends: one of the live sessions', a forged copy of one, none, or raw bytes. */
+    type CookieChoice = { kind: "live" | "forged"; index: number } | { kind: "none" } | { kind: "raw"; raw: string };
+    const cookie: fc.Arbitrary<CookieChoice> = fc.oneof(
+      { weight: 3, arbitrary: fc.nat().map((n): CookieChoice => ({ kind: "live", index: n % 2 })) },
+      { weight: 1, arbitrary: fc.constant<CookieChoice>({ kind: "none" }) },
+      {
+        weight: 2,
+        arbitrary: fc
+          .oneof(
+            fc.constantFrom(
+              "shortener_session=",
+              "shortener_session=%00",
+              "shortener_session=a.b",
+              `shortener_session=${"A".repeat(43)}.${"A".repeat(43)}`,
+              'shortener_session="x"',
+              "shortener_session=1; shortener_session=2",
+              "=; ;",
+              "shortener_session",
+              `shortener_session=${"x".repeat(5_000)}`,
+            ),
+            headerValue.map((v) => `shortener_session=${v}`),
+            headerValue,
+          )
+          .map((raw): CookieChoice => ({ kind: "raw", raw })),
+      },
+      // A live session's token with another signature: forged.
+      { weight: 1, arbitrary: fc.nat().map((n): CookieChoice => ({ kind: "forged", index: n % 2 })) },
+    );
+    const csrf = fc.oneof(
+      { weight: 3, arbitrary: fc.constant<"own" | "other" | "none">("own") },
+      { weight: 1, arbitrary: fc.constantFrom<"own" | "other" | "none">("other", "none") },
+      { weight: 1, arbitrary: headerValue },
+    );
+    const request = fc.record({
+      method: fc.oneof({ weight: 2, arbitrary: fc.constant<"POST" | "DELETE">("POST") }, { weight: 1, arbitrary: fc.constant<"POST" | "DELETE">("DELETE") }),
+      body: sessionBody,
+      cookie,
+      csrf,
+      headers,
+      seedId: fc.context(),
+    });
+    await fc.assert(
+      fc.asyncProperty(request, async (c) => {
+        const target = c.cookie.kind === "live" || c.cookie.kind === "forged" ? c.cookie.index : 0;
+        const session = sessions[target];
+        const other = sessions[1 - target];
+        const requestHeaders: Record<string, string> = { ...c.headers };
+        if (c.cookie.kind === "live" && session) requestHeaders.cookie = session.cookie;
+        else if (c.cookie.kind === "forged" && session) requestHeaders.cookie = `${session.cookie.slice(0, session.cookie.indexOf(".") + 1)}${"B".repeat(43)}`;
+        else if (c.cookie.kind === "raw") requestHeaders.cookie = c.cookie.raw;
+        if (c.csrf === "own" && session) requestHeaders["x-csrf-token"] = session.csrf;
+        else if (c.csrf === "other" && other) requestHeaders["x-csrf-token"] = other.csrf;
+        else if (c.csrf !== "own" && c.csrf !== "other" && c.csrf !== "none") requestHeaders["x-csrf-token"] = c.csrf;
+        if (c.body.payload !== undefined && c.body.type) requestHeaders["content-type"] = c.body.type;
+        const context = `${c.method} /app/session cookie ${String(requestHeaders.cookie).slice(0, 120)} csrf ${String(requestHeaders["x-csrf-token"]).slice(0, 60)} body ${String(c.body.payload).slice(0, 300)} (${c.body.type})`;
+        const before = await lastSnapshot();
+        const res = await api.app.inject({ method: c.method, url: "/app/session", headers: requestHeaders, ...(c.body.payload !== undefined ? { payload: c.body.payload } : {}) });
+        counts.session++;
+        countStatus(res.statusCode);
+        c.seedId.log(context);
+        expect(res.statusCode, `${context}: ${res.body.slice(0, 500)}`).toBeLessThan(500);
+        if (res.statusCode >= 400) {
+          expectRestEnvelope(res.statusCode, res, context);
+          expect(res.headers["set-cookie"], `${context}: a cookie set on a refusal`).toBeUndefined();
+        }
+        const after = await takeSnapshot();
+        if (res.statusCode >= 400) {
+          counts.sessionRejected++;
+          expect(after, `a rejected ${context} (${res.statusCode}) changed the database`).toEqual(before);
+        } else if (c.method === "DELETE") {
+          // Signed out: that session is gone for good; a fresh one takes its place.
+          expect(String(res.headers["set-cookie"]), context).toMatch(/^shortener_session=; /);
+          const index = sessions.findIndex((s) => s.cookie === requestHeaders.cookie);
+          if (index >= 0) sessions[index] = await signIn();
+          await takeSnapshot();
+        } else {
+          expect(String(res.headers["set-cookie"]), context).toMatch(/^shortener_session=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; /);
+        }
+      }),
+      { seed: SEED, numRuns: SESSION_RUNS, endOnFailure: true },
     );
   }, 600_000);
 });

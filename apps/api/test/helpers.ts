@@ -1,4 +1,4 @@
-import { createTRPCClient, httpBatchLink, httpLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from "@trpc/client";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import type { Database } from "@shortener/db";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
@@ -108,4 +108,15 @@ export function trpcClient(app: FastifyInstance, key: string | undefined, option
       }),
     ],
   });
+}
+
+/** The tRPC error a call fails with (the test fails if the call succeeds or fails otherwise). */
+export async function trpcFailure(call: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof TRPCClientError) return error as TRPCClientError<AppRouter>;
+    throw error;
+  }
+  throw new Error("expected the call to fail");
 }

@@ -200,6 +200,7 @@ describe("GET /api/v1/imports", () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toBe("text/csv; charset=utf-8");
     expect(res.headers["content-disposition"]).toBe(`attachment; filename="import-${created.id}-errors.csv"`);
+    expect(res.headers["cache-control"]).toBe("private, no-store");
     expect(res.body).toBe(
       ["line,field,message", "2,url,The url must be a valid URL.", `5,title,"'=HYPERLINK(""http://evil.example"",""x"")"`, `6,'@field,"'+1, -2 and a ""quote"""`, "7,,'\tTab", ""].join("\r\n"),
     );

@@ -1,10 +1,8 @@
-import { TRPCClientError } from "@trpc/client";
 import { and, eq, inArray } from "drizzle-orm";
 import { onLocalChange, type Change } from "@shortener/core";
 import { webhookEvents } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppRouter } from "../src/index.ts";
-import { createOwner, createTestApi, trpcClient, type TestApi } from "./helpers.ts";
+import { createOwner, createTestApi, trpcClient, trpcFailure as failure, type TestApi } from "./helpers.ts";
 
 /** CONTRACT §17 bulk: `DELETE /api/v1/links?ids=…`, `PATCH /api/v1/links`, tRPC `links.bulkDelete` / `links.bulkUpdate`. */
 let api: TestApi;
@@ -229,16 +227,6 @@ describe("all or nothing: one bad id or field is a 422 with every failing field,
 });
 
 describe("tRPC links.bulkDelete and links.bulkUpdate", () => {
-  async function failure(call: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
-    try {
-      await call;
-    } catch (error) {
-      if (error instanceof TRPCClientError) return error as TRPCClientError<AppRouter>;
-      throw error;
-    }
-    throw new Error("the call succeeded");
-  }
-
   it("update and delete answer REST's objects", async () => {
     const client = trpcClient(api.app, owner.user.apiKey);
     const ids = await newLinks(owner, 2);

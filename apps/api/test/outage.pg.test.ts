@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { links, openDb, type Database } from "@shortener/db";
-import { createTcpProxy, type TcpProxy } from "@shortener/db/testing";
+import { links, type Database } from "@shortener/db";
+import { openTestDbBehindProxy, type ProxiedTestDb, type TcpProxy } from "@shortener/db/testing";
 import { createDomain } from "@shortener/core";
-import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
+import { createTestUser, type TestUser } from "@shortener/core/testing";
 import { createApi, DEFAULT_API_CONFIG } from "../src/index.ts";
 import { UNLIMITED } from "./helpers.ts";
 
@@ -15,7 +15,8 @@ import { UNLIMITED } from "./helpers.ts";
  * Postgres only: PGlite runs inside the process and cannot become unreachable.
  */
 describe("the API while the database is unreachable (Postgres only: PGlite is in-process)", () => {
-  let direct: Database & { url?: string };
+  let outage: ProxiedTestDb;
+  let direct: Database;
   let viaProxy: Database;
   let proxy: TcpProxy;
   let app: FastifyInstance;
@@ -24,10 +25,8 @@ describe("the API while the database is unreachable (Postgres only: PGlite is in
   let domainId: number;
 
   beforeAll(async () => {
-    direct = await openTestDb();
-    const target = new URL(direct.url ?? "");
-    proxy = await createTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    viaProxy = await openDb({ url: proxy.via(direct.url ?? ""), poolSize: 4 });
+    outage = await openTestDbBehindProxy();
+    ({ direct, viaProxy, proxy } = outage);
     app = await createApi({ database: viaProxy, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...UNLIMITED } });
     await app.ready();
     user = await createTestUser(direct.db);
@@ -37,9 +36,7 @@ describe("the API while the database is unreachable (Postgres only: PGlite is in
   afterAll(async () => {
     await proxy?.start();
     await app?.close();
-    await viaProxy?.close();
-    await proxy?.stop();
-    await direct?.close();
+    await outage?.close();
   });
 
   const call = (key: string, method: "GET" | "POST", url: string, payload?: Record<string, unknown>) =>

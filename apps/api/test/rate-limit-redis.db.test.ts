@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import type { FastifyInstance } from "fastify";
-import { Redis } from "ioredis";
+import { openTestRedis, type TestRedis } from "@shortener/web-guard/testing";
 import { createTestUser, openTestDb } from "@shortener/core/testing";
 import type { Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,30 +11,22 @@ import { createApi, DEFAULT_API_CONFIG, type ApiConfig } from "../src/index.ts";
  * development and CI machines (TOOLCHAIN.md); when it is down these tests fail, they never skip.
  * Each run writes under a prefix of its own, so parallel runs and test files never share a counter.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const PREFIX = `shortener-test:${randomBytes(6).toString("hex")}:`;
-
 let database: Database;
-let redis: Redis;
+let testRedis: TestRedis;
 const apps: FastifyInstance[] = [];
 beforeAll(async () => {
   database = await openTestDb();
-  redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
+  testRedis = await openTestRedis(process.env.TEST_REDIS_URL);
 });
 afterAll(async () => {
   for (const app of apps) await app.close();
   await database?.close();
-  if (redis) {
-    const keys = await redis.keys(`${PREFIX}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  }
+  await testRedis?.close();
 });
 
 /** One API process: its own Fastify instance, on the shared database and the shared Redis. */
-async function processWith(config: Partial<ApiConfig>, redisUrl = REDIS_URL): Promise<FastifyInstance> {
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl, redisKeyPrefix: PREFIX, ...config } });
+async function processWith(config: Partial<ApiConfig>, redisUrl = testRedis.url): Promise<FastifyInstance> {
+  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl, redisKeyPrefix: testRedis.prefix, ...config } });
   await app.ready();
   apps.push(app);
   return app;
@@ -92,12 +83,12 @@ describe("rate limits shared through Redis", () => {
     await account(app, apiKey);
     await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.78" });
     await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "2001:db8:5:6::7" });
-    const keys = await redis.keys(`${PREFIX}*`);
+    const keys = await testRedis.redis.keys(`${testRedis.prefix}*`);
     expect(keys.some((k) => /k:\d+$/.test(k))).toBe(true);
-    expect(keys).toContain(`${PREFIX}failed-tries:key|192.0.2.78`);
-    expect(keys).toContain(`${PREFIX}failed-tries:key|2001:db8:5:6::/64`);
+    expect(keys).toContain(`${testRedis.prefix}failed-tries:key|192.0.2.78`);
+    expect(keys).toContain(`${testRedis.prefix}failed-tries:key|2001:db8:5:6::/64`);
     expect(keys.join(" ")).not.toContain(apiKey.slice(4, 20));
-    const ttl = await redis.pttl(`${PREFIX}failed-tries:key|192.0.2.78`);
+    const ttl = await testRedis.redis.pttl(`${testRedis.prefix}failed-tries:key|192.0.2.78`);
     expect(ttl > 14 * 60_000 && ttl <= 15 * 60_000).toBe(true);
   });
 
@@ -107,10 +98,10 @@ describe("rate limits shared through Redis", () => {
 
   it("closing the app closes its Redis connections (rate limits and failed tries)", async () => {
     const count = async (name: string) =>
-      String(await redis.client("LIST"))
+      String(await testRedis.redis.client("LIST"))
         .split("\n")
         .filter((line: string) => line.includes(` name=${name}-${process.pid} `)).length;
-    const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl: REDIS_URL, redisKeyPrefix: PREFIX } });
+    const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, redisUrl: testRedis.url, redisKeyPrefix: testRedis.prefix } });
     const before = [await count("shortener-api"), await count("shortener-failed-tries")];
     expect(before[0]).toBeGreaterThanOrEqual(1);
     expect(before[1]).toBeGreaterThanOrEqual(1);
@@ -119,7 +110,7 @@ describe("rate limits shared through Redis", () => {
   });
 
   it("when Redis goes away, the process keeps answering and limits with counters in its memory", async () => {
-    const proxy = await startProxy(REDIS_URL);
+    const proxy = await startProxy(testRedis.url);
     const app = await processWith({ rateLimitPerMinute: 3 }, proxy.url);
     const { apiKey } = await createTestUser(database.db);
     expect((await account(app, apiKey)).headers["x-ratelimit-remaining"]).toBe("2");

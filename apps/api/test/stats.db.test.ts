@@ -1,4 +1,5 @@
-import { recordClicks, type Click } from "@shortener/core";
+import { recordClicks } from "@shortener/core";
+import { testClick as click } from "@shortener/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
@@ -13,10 +14,6 @@ afterAll(async () => {
 const DAY = 86_400_000;
 const today = () => new Date().toISOString().slice(0, 10);
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY).toISOString().slice(0, 10);
-
-function click(linkId: number, at: string, traits: Partial<Click> = {}): Click {
-  return { linkId, at: new Date(at), country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, ...traits };
-}
 
 type Owner = Awaited<ReturnType<typeof createOwner>>;
 

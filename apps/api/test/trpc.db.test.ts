@@ -1,8 +1,8 @@
-import { TRPCClientError } from "@trpc/client";
+import type { TRPCClientError } from "@trpc/client";
 import { recordClicks } from "@shortener/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppRouter } from "../src/index.ts";
-import { createOwner, createTestApi, trpcClient, type TestApi } from "./helpers.ts";
+import { createOwner, createTestApi, trpcClient, trpcFailure as failure, type TestApi } from "./helpers.ts";
 
 let api: TestApi;
 beforeAll(async () => {
@@ -12,17 +12,6 @@ afterAll(async () => {
   await api?.close();
 });
 const uniq = () => Math.random().toString(36).slice(2, 10);
-
-/** The error a call fails with (the test fails if it does not). */
-async function failure(call: Promise<unknown>): Promise<TRPCClientError<AppRouter>> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof TRPCClientError) return error as TRPCClientError<AppRouter>;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** REST's `meta` without `path`: what tRPC lists answer. */
 function restMeta(meta: Record<string, unknown>) {

@@ -2,6 +2,7 @@ import { TRPCClientError } from "@trpc/client";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordClicks } from "@shortener/core";
+import { testClick } from "@shortener/core/testing";
 import { webhookEvents, webhooks } from "@shortener/db";
 import type { FastifyInstance } from "fastify";
 import { createApi, DEFAULT_API_CONFIG, type AppRouter } from "../src/index.ts";
@@ -227,19 +228,7 @@ describe("events in the outbox, written with the change", () => {
     const b = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://example.com/b", domain_id: String(owner.domain.id) })).body.data;
     const other = await createOwner(api);
     const c = (await api.call(other.user, "POST", "/api/v1/links", { url: "https://example.com/c", domain_id: String(other.domain.id) })).body.data;
-    const click = (linkId: number, at: string, count: number) => ({
-      linkId,
-      at: new Date(at),
-      country: null,
-      platform: null,
-      browser: null,
-      device: null,
-      language: null,
-      referrer: null,
-      counted: false,
-      rotation: null,
-      count,
-    });
+    const click = (linkId: number, at: string, count: number) => testClick(linkId, at, { count });
     await recordClicks(api.database.db, [
       click(a.id, "2026-11-22T10:00:05.000Z", 3),
       click(b.id, "2026-11-22T10:00:01.000Z", 1),

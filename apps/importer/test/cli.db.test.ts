@@ -1,57 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importJobs, links, migrate, openDb, type Database } from "@shortener/db";
+import { describe, expect, it } from "vitest";
+import { importJobs, links } from "@shortener/db";
 import { createDomain } from "@shortener/core";
-import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
-import { testDriver } from "@shortener/db/testing";
-import { runCli } from "../src/run-cli.ts";
+import { createTestUser, unique } from "@shortener/core/testing";
+import { useCliFixture } from "./helpers.ts";
 
 /**
  * The CLI opens the database itself, from DATABASE_URL or DATA_DIR. On Postgres the test keeps its own
  * connection open; PGlite is one process at a time, so the test opens the data folder only between runs.
  */
-let env: Record<string, string>;
-let openCheck: () => Promise<Database>;
-let closeCheck: (db: Database) => Promise<void>;
-let cleanup: () => Promise<void>;
-const dir = mkdtempSync(join(tmpdir(), "importer-cli-"));
-
-beforeAll(async () => {
-  if (testDriver() === "postgres") {
-    const database = await openTestDb();
-    env = { DATABASE_URL: database.url ?? "" };
-    openCheck = async () => database;
-    closeCheck = async () => {};
-    cleanup = () => database.close();
-  } else {
-    const dataDir = join(dir, "data");
-    env = { DATA_DIR: dataDir };
-    openCheck = async () => {
-      const database = await openDb({ dataDir });
-      await migrate(database);
-      return database;
-    };
-    closeCheck = (db) => db.close();
-    cleanup = async () => {};
-  }
-});
-afterAll(async () => {
-  await cleanup?.();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openCheck();
-  try {
-    return await fn(db);
-  } finally {
-    await closeCheck(db);
-  }
-}
+const { dir, withDb, cli } = useCliFixture("importer-cli-");
 
 async function owner() {
   return withDb(async (database) => {
@@ -59,14 +19,6 @@ async function owner() {
     const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique("d")}.example` } });
     return { userId: user.id, email: user.email, domainId: domain.id, domain: domain.name };
   });
-}
-
-async function cli(...argv: string[]) {
-  let out = "";
-  let err = "";
-  const sink = (append: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (append(String(chunk)), done()) });
-  const code = await runCli(argv, env, { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)) });
-  return { code, out, err };
 }
 
 function file(name: string, content: string | Buffer): string {

@@ -1,16 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { importJobs, importSourceParts, migrate, openDb, type Database } from "@shortener/db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { importJobs, importSourceParts } from "@shortener/db";
 import { createDomain, getImport } from "@shortener/core";
-import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
+import { createTestUser, unique } from "@shortener/core/testing";
 import { readCsvRows } from "@shortener/csv";
-import { testDriver } from "@shortener/db/testing";
-import { runCli } from "../src/run-cli.ts";
-import { compareJob, hostileFiles } from "../src/testing/hostile-files.ts";
+import { compareJob, hostileFiles, jobEndOf } from "../src/testing/hostile-files.ts";
+import { useCliFixture } from "./helpers.ts";
 
 /**
  * The CLI's side of the hostile files: each is imported with `pnpm importer import`, and must end its
@@ -18,52 +15,7 @@ import { compareJob, hostileFiles } from "../src/testing/hostile-files.ts";
  * errors file beside it and in the database. The CLI opens the database itself: on PGlite (one process
  * at a time) the test opens the data folder only between runs.
  */
-let env: Record<string, string>;
-let openCheck: () => Promise<Database>;
-let closeCheck: (db: Database) => Promise<void>;
-let cleanup: () => Promise<void>;
-const dir = mkdtempSync(join(tmpdir(), "importer-hostile-"));
-
-beforeAll(async () => {
-  if (testDriver() === "postgres") {
-    const database = await openTestDb();
-    env = { DATABASE_URL: database.url ?? "" };
-    openCheck = async () => database;
-    closeCheck = async () => {};
-    cleanup = () => database.close();
-  } else {
-    const dataDir = join(dir, "data");
-    env = { DATA_DIR: dataDir };
-    openCheck = async () => {
-      const database = await openDb({ dataDir });
-      await migrate(database);
-      return database;
-    };
-    closeCheck = (db) => db.close();
-    cleanup = async () => {};
-  }
-});
-afterAll(async () => {
-  await cleanup?.();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function withDb<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openCheck();
-  try {
-    return await fn(db);
-  } finally {
-    await closeCheck(db);
-  }
-}
-
-async function cli(...argv: string[]) {
-  let out = "";
-  let err = "";
-  const sink = (append: (s: string) => void) => new Writable({ write: (chunk, _e, done) => (append(String(chunk)), done()) });
-  const code = await runCli(argv, env, { stdout: sink((s) => (out += s)), stderr: sink((s) => (err += s)) });
-  return { code, out, err };
-}
+const { dir, withDb, cli } = useCliFixture("importer-hostile-");
 
 async function errorsFileRows(path: string) {
   const rows = [];
@@ -118,15 +70,7 @@ describe("the CLI ends a job whatever its file holds", () => {
           continue;
         }
         const end = await getImport({ ctx: { ...user.ctx, db: database.db }, id: job.id });
-        const found = compareJob(file, {
-          status: end.status,
-          failureReason: end.failureReason,
-          processed: end.processedRows,
-          created: end.createdRows,
-          skipped: end.skippedRows,
-          failed: end.failedRows,
-          errors: end.errors,
-        });
+        const found = compareJob(file, jobEndOf(end));
         const [parts] = await database.db
           .select({ n: sql<number>`count(*)::int` })
           .from(importSourceParts)

@@ -4,20 +4,14 @@ import { importJobs, importSourceParts, links, type Database } from "@shortener/
 import { createDomain, createImport, getImport } from "@shortener/core";
 import { createTestUser, openTestDb, unique } from "@shortener/core/testing";
 import { createImporter, type Importer } from "../src/index.ts";
+import { quietLog } from "./helpers.ts";
 
 let database: Database;
 let importer: Importer;
-const silent = {
-  info() {},
-  warn() {},
-  error(obj: unknown) {
-    console.error(obj);
-  },
-};
 
 beforeAll(async () => {
   database = await openTestDb();
-  importer = createImporter({ database, now: () => new Date(), log: silent, config: { batchSize: 4, pollIntervalSeconds: 0.5, sweepIntervalMs: 200, queuedGraceMs: 60_000 } });
+  importer = createImporter({ database, now: () => new Date(), log: quietLog, config: { batchSize: 4, pollIntervalSeconds: 0.5, sweepIntervalMs: 200, queuedGraceMs: 60_000 } });
   await importer.start();
 });
 afterAll(async () => {

@@ -5,6 +5,7 @@ import { createWebhook, recordEvent, updateWebhook, type WebhookEventType } from
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
 import { webhookAttempts, webhookDeliveries, webhookEvents, webhooks, type Database } from "@shortener/db";
 import { createWebhookWorker, systemLookup, type Lookup, type WebhookWorker, type WebhookWorkerConfig } from "../src/index.ts";
+import { quietLog } from "./helpers.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
 /**
@@ -14,13 +15,6 @@ import { startReceiver, type Receiver } from "./receiver.ts";
  */
 let database: Database;
 const receivers: Receiver[] = [];
-const quiet = {
-  info() {},
-  warn() {},
-  error(obj: unknown) {
-    console.error(obj);
-  },
-};
 
 beforeAll(async () => {
   database = await openTestDb();
@@ -48,7 +42,7 @@ async function receiver(...args: Parameters<typeof startReceiver>): Promise<Rece
 }
 
 async function withWorker(config: Partial<WebhookWorkerConfig>, fn: (worker: WebhookWorker) => Promise<void>, lookup?: Lookup): Promise<void> {
-  const worker = createWebhookWorker({ database, now: () => new Date(), log: quiet, config: { ...FAST, ...config, retry: { ...FAST_RETRY, ...config.retry } }, ...(lookup ? { lookup } : {}) });
+  const worker = createWebhookWorker({ database, now: () => new Date(), log: quietLog, config: { ...FAST, ...config, retry: { ...FAST_RETRY, ...config.retry } }, ...(lookup ? { lookup } : {}) });
   await worker.start();
   try {
     await fn(worker);
@@ -393,7 +387,7 @@ describe("several workers on one database", () => {
   it("deliver each event once and in order", async () => {
     const rx = await receiver();
     const { user, webhook } = await hook(rx.url);
-    const other = createWebhookWorker({ database, now: () => new Date(), log: quiet, config: { ...FAST, allowPrivate: true } });
+    const other = createWebhookWorker({ database, now: () => new Date(), log: quietLog, config: { ...FAST, allowPrivate: true } });
     await other.start();
     try {
       await emit(user.id, 30);

@@ -1,8 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clicks, links, openDb, type Database } from "@shortener/db";
-import { createTcpProxy, type TcpProxy } from "@shortener/db/testing";
-import { openTestDb } from "@shortener/core/testing";
+import { clicks, links, type Database } from "@shortener/db";
+import { openTestDbBehindProxy, type ProxiedTestDb, type TcpProxy } from "@shortener/db/testing";
 import { createSite, startVisitor, type Site, type Visitor } from "./helpers.ts";
 
 /**
@@ -13,23 +12,19 @@ import { createSite, startVisitor, type Site, type Visitor } from "./helpers.ts"
  * proxy the test stops. Postgres only: PGlite runs inside the process and cannot become unreachable.
  */
 describe("the visitor side while the database is unreachable (Postgres only: PGlite is in-process)", () => {
-  let direct: Database & { url?: string };
+  let outage: ProxiedTestDb;
+  let direct: Database;
   let viaProxy: Database;
   let proxy: TcpProxy;
   let site: Site;
 
   beforeAll(async () => {
-    direct = await openTestDb();
-    const target = new URL(direct.url ?? "");
-    proxy = await createTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
-    viaProxy = await openDb({ url: proxy.via(direct.url ?? ""), poolSize: 4 });
+    outage = await openTestDbBehindProxy();
+    ({ direct, viaProxy, proxy } = outage);
     site = await createSite(direct);
   });
   afterAll(async () => {
-    await proxy?.start();
-    await viaProxy?.close();
-    await proxy?.stop();
-    await direct?.close();
+    await outage?.close();
   });
 
   async function untilBack(visitor: Visitor, path: string) {

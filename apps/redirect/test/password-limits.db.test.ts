@@ -1,9 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { updateLink } from "@shortener/core";
 import { openTestDb } from "@shortener/core/testing";
 import type { Database } from "@shortener/db";
 import { createFailedTries, createPostgresStore, createRedisStore, FAILED_TRY_LIMIT, type FailedTries } from "@shortener/web-guard";
-import { Redis } from "ioredis";
+import { openTestRedis, type TestRedis } from "@shortener/web-guard/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSite, startVisitor, testFailedTries, type Site, type Visitor } from "./helpers.ts";
 
@@ -12,25 +11,17 @@ import { createSite, startVisitor, testFailedTries, type Site, type Visitor } fr
  * concurrent wrong passwords gets at most the limit of 401s; the right password inside a used-up window
  * is a 429 too; clients are grouped by IPv6 /64; a pass carries its own expiry.
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const PREFIX = `shortener-test:${randomBytes(6).toString("hex")}:`;
-
 let database: Database;
-let redis: Redis;
+let testRedis: TestRedis;
 let site: Site;
 beforeAll(async () => {
   database = await openTestDb();
   site = await createSite(database);
-  redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
+  testRedis = await openTestRedis(process.env.TEST_REDIS_URL);
 });
 afterAll(async () => {
   await database?.close();
-  if (redis) {
-    const keys = await redis.keys(`${PREFIX}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  }
+  await testRedis?.close();
 });
 
 function post(visitor: Visitor, alias: string, password: string, ip: string, extra: Record<string, string> = {}) {
@@ -50,7 +41,7 @@ function tally(statuses: number[]): Record<number, number> {
 
 describe.each([
   ["the database", () => createFailedTries({ store: createPostgresStore(database) })],
-  ["Redis", () => createFailedTries({ store: createRedisStore(redis, { prefix: PREFIX }) })],
+  ["Redis", () => createFailedTries({ store: createRedisStore(testRedis.redis, { prefix: testRedis.prefix }) })],
 ])("the limit of 10 in 15 minutes, counted in %s", (_name, makeTries: () => FailedTries) => {
   it("200 concurrent wrong passwords: at most 10 × 401, the rest 429; then the right one is a 429 too", async () => {
     const tries = makeTries();

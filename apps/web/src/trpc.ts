@@ -64,3 +64,37 @@ export async function signOut(): Promise<void> {
   await fetch("/app/session", { method: "DELETE", headers: csrfHeaders(), credentials: "same-origin" });
   setCsrfToken(null);
 }
+
+/** A random Idempotency-Key (`crypto.randomUUID` needs HTTPS; `getRandomValues` works over plain HTTP too). */
+export function newIdempotencyKey(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export type UploadAnswer = { ok: true; id: number; isNew: boolean } | { ok: false; message: string; fieldErrors: Record<string, string[]> };
+
+/**
+ * A CSV upload is REST (tRPC carries no files): `POST /api/v1/imports` as multipart, with the session
+ * cookie and its CSRF header (docs/adr/0028-dashboard.md). The same `idempotencyKey` again (a retry
+ * after a lost answer) gives the same job, not a second one.
+ */
+export async function uploadImport(file: File, options: { domainId: number | null; idempotencyKey: string }): Promise<UploadAnswer> {
+  const body = new FormData();
+  if (options.domainId !== null) body.append("domain_id", String(options.domainId));
+  body.append("file", file);
+  let res: Response;
+  try {
+    res = await fetch("/api/v1/imports", { method: "POST", headers: { ...csrfHeaders(), "idempotency-key": options.idempotencyKey }, body, credentials: "same-origin" });
+  } catch {
+    return { ok: false, message: "The upload did not reach the server. Check the connection and try again.", fieldErrors: {} };
+  }
+  const json = (await res.json().catch(() => null)) as { data?: { id?: unknown }; message?: unknown } | null;
+  const id = json?.data?.id;
+  if (res.ok && typeof id === "number") return { ok: true, id, isNew: res.status === 202 };
+  if (res.status === 429) return { ok: false, message: `Too many requests. Try again in ${res.headers.get("retry-after") ?? "a few"} seconds.`, fieldErrors: {} };
+  const message = json?.message;
+  if (message !== null && typeof message === "object") {
+    const fieldErrors = message as Record<string, string[]>;
+    return { ok: false, message: Object.values(fieldErrors)[0]?.[0] ?? "The file was refused.", fieldErrors };
+  }
+  return { ok: false, message: typeof message === "string" ? message : `Uploading failed (HTTP ${res.status}).`, fieldErrors: {} };
+}

@@ -128,3 +128,47 @@ export function SecretOnce({ intro, secret, testId }: { intro: ReactNode; secret
 export function formatMoment(iso: string | null | undefined, fallback = "—"): string {
   return iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : fallback;
 }
+
+/** What a list's `meta` says about its pages (CONTRACT §5). */
+export type PageMeta = { current_page: number; last_page: number };
+
+/**
+ * Previous/next paging of a list. `page` is the page asked for (the buttons follow it at once, while the
+ * shown page may still be the previous one's data); nothing shows for a single page unless `isAlwaysShown`.
+ */
+export function Pager({
+  meta,
+  page,
+  onPage,
+  label = "Pages",
+  previousText = "Previous",
+  nextText = "Next",
+  summary,
+  isAlwaysShown = false,
+}: {
+  meta: PageMeta | undefined;
+  page: number;
+  onPage: (page: number) => void;
+  label?: string;
+  previousText?: string;
+  nextText?: string;
+  /** Said after "Page 1 of 3", e.g. " · 60 links". */
+  summary?: string;
+  isAlwaysShown?: boolean;
+}) {
+  if (!meta || (meta.last_page <= 1 && !isAlwaysShown)) return null;
+  return (
+    <nav className="pager" aria-label={label}>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+        {previousText}
+      </button>
+      <span>
+        Page {meta.current_page} of {Math.max(1, meta.last_page)}
+        {summary}
+      </span>
+      <button type="button" disabled={page >= meta.last_page} onClick={() => onPage(page + 1)}>
+        {nextText}
+      </button>
+    </nav>
+  );
+}

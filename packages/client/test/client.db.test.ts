@@ -1,6 +1,4 @@
-import { freePort, openServerStorage } from "@shortener/db/testing";
-import pino from "pino";
-import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
+import { startTestServer, type TestServer } from "@shortener/launcher/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, isClientError, trpcUrl, type ClientError } from "../src/index.ts";
 
@@ -9,21 +7,15 @@ import { createClient, isClientError, trpcUrl, type ClientError } from "../src/i
  * test is the example of docs/internal-services.md, step by step.
  */
 const ADMIN_KEY = `shk_${"C".repeat(40)}`;
-let running: RunningServer;
+let running: TestServer;
 let base: string;
-let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const storage = await openServerStorage();
-  const settings = storage.settings;
-  cleanup = () => storage.close();
-  const port = await freePort();
-  running = await startServer(parseEnv({ ...settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
+  running = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY });
+  base = running.base;
 });
 afterAll(async () => {
   await running?.close();
-  await cleanup?.();
 });
 
 /** The error a call fails with (the test fails if it does not). */

@@ -1,8 +1,6 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { freePort, openServerStorage } from "@shortener/db/testing";
-import pino from "pino";
-import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
+import { startTestServer, type TestServer } from "@shortener/launcher/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, verifyWebhook, type WebhookPayload } from "../src/index.ts";
 
@@ -12,10 +10,9 @@ import { createClient, verifyWebhook, type WebhookPayload } from "../src/index.t
  * name `localhost` (the system resolver), every request checked with the client's `verifyWebhook`.
  */
 const ADMIN_KEY = `shk_${"W".repeat(40)}`;
-let running: RunningServer;
+let running: TestServer;
 let base: string;
 let port: number;
-let cleanup: () => Promise<void>;
 
 type Got = { headers: Record<string, string | string[] | undefined>; body: string; payload: WebhookPayload };
 const got: Got[] = [];
@@ -32,15 +29,11 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const storage = await openServerStorage();
-  cleanup = () => storage.close();
-  port = await freePort();
-  running = await startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, WEBHOOK_ALLOW_PRIVATE: "1", RATE_LIMIT_PER_MINUTE: "100000" }), pino({ level: "silent" }));
-  base = `http://127.0.0.1:${port}`;
+  running = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, WEBHOOK_ALLOW_PRIVATE: "1", RATE_LIMIT_PER_MINUTE: "100000" });
+  ({ base, port } = running);
 });
 afterAll(async () => {
   await running?.close();
-  await cleanup?.();
   receiver?.closeAllConnections();
   await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
 });

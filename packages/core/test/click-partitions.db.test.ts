@@ -11,11 +11,10 @@ import {
   getStats,
   listClickPartitions,
   recordClicks,
-  type Click,
   type CreateLinkInput,
   type GetStatsInput,
 } from "../src/index.ts";
-import { createTestUser, openTestDb, unique, type TestUser } from "../src/testing/index.ts";
+import { createTestUser, openTestDb, testClick as click, unique, type TestUser } from "../src/testing/index.ts";
 
 // CONTRACT §20, migration 0015, docs/adr/0025-clicks-partitioned-by-month.md. The months used here
 // (2031–2033) are far from the ones the migration made around today, and this file has its own database.
@@ -27,10 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.close();
 });
-
-function click(linkId: number, at: string, traits: Partial<Click> = {}): Click {
-  return { linkId, at: new Date(at), country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, ...traits };
-}
 
 async function owner(): Promise<TestUser & { link(): Promise<number> }> {
   const user = await createTestUser(database.db);

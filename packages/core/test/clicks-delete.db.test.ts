@@ -2,7 +2,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { clicks, domains, links, users, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordClicks, type Click } from "../src/index.ts";
-import { createTestUser, openTestDb, unique } from "../src/testing/index.ts";
+import { createTestUser, insertTestDomain, openTestDb, unique } from "../src/testing/index.ts";
 
 let database: Database;
 beforeAll(async () => {
@@ -21,11 +21,7 @@ function click(linkId: number): Click {
 /** A user with a domain and `n` links, each with 3 recorded clicks. */
 async function linksWithClicks(n: number) {
   const user = await createTestUser(database.db);
-  const [domain] = await database.db
-    .insert(domains)
-    .values({ userId: user.id, name: `${unique()}.example` })
-    .returning();
-  if (!domain) throw new Error("no domain");
+  const domain = await insertTestDomain(database.db, user.id);
   const rows = await database.db
     .insert(links)
     .values(Array.from({ length: n }, () => ({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/" })))

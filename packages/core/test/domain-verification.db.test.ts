@@ -22,13 +22,12 @@ import {
   updateLink,
   checkImportRow,
   RECORD_NOT_FOUND,
-  ValidationError,
   verificationRecordOf,
   verifyDomain,
   type Domain,
   type DomainPolicy,
 } from "@shortener/core";
-import { createTestUser, openTestDb, startTestDns, unique, type TestDns, type TestUser } from "@shortener/core/testing";
+import { createTestUser, openTestDb, startTestDns, unique, validationFields as fieldErrors, type TestDns, type TestUser } from "@shortener/core/testing";
 
 let database: Database;
 let dns: TestDns;
@@ -42,16 +41,6 @@ afterAll(async () => {
 const DNS: DomainPolicy = { verification: "dns", reservedHosts: [] };
 const sys = () => ({ db: database.db, now: () => new Date() });
 const lookup = () => createTxtLookup({ servers: [dns.server], timeoutMs: 1_000 });
-
-/** The 422 a call fails with, as `{ field: [sentences] }`. */
-async function fieldErrors(promise: Promise<unknown>): Promise<Record<string, string[]>> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).fields;
-}
 
 async function claim(user: TestUser, name = `${unique("c")}.example`): Promise<Domain> {
   return createDomain({ ctx: user.ctx, input: { name }, policy: DNS });

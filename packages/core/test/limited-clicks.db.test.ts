@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
-import { domains, links, type Database } from "@shortener/db";
+import { links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { admitClicks, countLimitedClicks } from "../src/index.ts";
-import { createTestUser, openTestDb, unique } from "../src/testing/index.ts";
+import { createTestUser, insertTestDomain, openTestDb, unique } from "../src/testing/index.ts";
 import { ADMISSION_CASES } from "./expiration-cases.ts";
 
 let database: Database;
@@ -17,11 +17,7 @@ const ctx = () => ({ db: database.db, now: () => new Date() });
 
 async function limitedLink(expirationClicks: number, clicks = 0): Promise<number> {
   const user = await createTestUser(database.db);
-  const [domain] = await database.db
-    .insert(domains)
-    .values({ userId: user.id, name: `${unique()}.example` })
-    .returning();
-  if (!domain) throw new Error("no domain");
+  const domain = await insertTestDomain(database.db, user.id);
   const [row] = await database.db
     .insert(links)
     .values({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/", expirationClicks, clicks })

@@ -3,21 +3,8 @@ import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { clicks, linkStatsDaily, links, MIGRATIONS_FOLDER, queryRows, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  buildStatsReport,
-  createDomain,
-  createLink,
-  CoreError,
-  deleteLink,
-  findStatsLink,
-  getStats,
-  recordClicks,
-  ValidationError,
-  type Click,
-  type CreateLinkInput,
-  type GetStatsInput,
-} from "../src/index.ts";
-import { createTestUser, openTestDb, unique, type TestUser } from "../src/testing/index.ts";
+import { buildStatsReport, createDomain, createLink, CoreError, deleteLink, findStatsLink, getStats, recordClicks, type Click, type CreateLinkInput, type GetStatsInput } from "../src/index.ts";
+import { createTestUser, openTestDb, testClick as click, unique, validationFields as fieldsOf, type TestUser } from "../src/testing/index.ts";
 
 let database: Database;
 beforeAll(async () => {
@@ -42,33 +29,8 @@ async function owner(): Promise<TestUser & { link(input?: Partial<CreateLinkInpu
   };
 }
 
-function click(linkId: number, at: string, traits: Partial<Click> = {}): Click {
-  return {
-    linkId,
-    at: new Date(at),
-    country: null,
-    platform: null,
-    browser: null,
-    device: null,
-    language: null,
-    referrer: null,
-    counted: false,
-    rotation: null,
-    ...traits,
-  };
-}
-
 async function stats(user: TestUser, input: Omit<GetStatsInput, "link_id"> & { link_id: number }) {
   return getStats({ ctx: user.ctx, input });
-}
-
-async function fieldsOf(promise: Promise<unknown>): Promise<Record<string, string[]>> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ValidationError);
-  return (error as ValidationError).fields;
 }
 
 /** The rollups of one link, as sorted plain rows. */

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import { domains, links, type Database } from "@shortener/db";
+import { links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { linkStatus, linkStatusSql } from "../src/index.ts";
-import { createTestUser, openTestDb, unique } from "../src/testing/index.ts";
+import { createTestUser, insertTestDomain, openTestDb, unique } from "../src/testing/index.ts";
 import { STATUS_CASES as cases, STATUS_NOW as now } from "./expiration-cases.ts";
 
 let database: Database;
@@ -16,11 +16,7 @@ afterAll(async () => {
 describe("link status (CONTRACT §6)", () => {
   it("the in-memory rule and the SQL rule agree on every case", async () => {
     const user = await createTestUser(database.db);
-    const [domain] = await database.db
-      .insert(domains)
-      .values({ userId: user.id, name: `${unique()}.example` })
-      .returning();
-    if (!domain) throw new Error("no domain");
+    const domain = await insertTestDomain(database.db, user.id);
     for (const c of cases) {
       const { expected, ...fields } = c;
       expect(linkStatus(fields, now)).toBe(expected);

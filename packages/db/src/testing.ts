@@ -116,6 +116,39 @@ export async function openServerStorage(): Promise<{ settings: Record<string, st
 }
 
 /**
+ * A migrated database that a test shares with a process it starts (the CLI, a launcher in a child
+ * process), of the current driver. On Postgres, a database of its own that the test keeps open. PGlite
+ * takes one process at a time: a temporary data folder that `withDb` opens (and migrates) only for the
+ * length of its callback, so run it between the other process's runs. `settings` point that process at
+ * it (DATA_DIR or DATABASE_URL); `close()` removes it.
+ */
+export type SharedTestDb = { settings: Record<string, string>; withDb<T>(fn: (database: Database) => Promise<T>): Promise<T>; close(): Promise<void> };
+
+export async function openSharedTestDb(): Promise<SharedTestDb> {
+  if (testDriver() === "postgres") {
+    const database = await openTestDb();
+    return { settings: { DATABASE_URL: database.url ?? "" }, withDb: (fn) => fn(database), close: () => database.close() };
+  }
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const dataDir = mkdtempSync(join(tmpdir(), "shortener-shared-"));
+  return {
+    settings: { DATA_DIR: dataDir },
+    async withDb(fn) {
+      const database = await openDb({ dataDir });
+      try {
+        await migrate(database);
+        return await fn(database);
+      } finally {
+        await database.close();
+      }
+    },
+    close: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/**
  * A TCP proxy on 127.0.0.1 in front of `target` (host:port), for outage tests (CONTRACT §16): `stop()`
  * closes its port (new connections are refused) and cuts every connection through it, as a database
  * that went away; `start()` opens the same port again. `via(url)` is a database URL through it.
@@ -184,3 +217,28 @@ export async function createTcpProxy(target: { host: string; port: number }) {
 }
 
 export type TcpProxy = Awaited<ReturnType<typeof createTcpProxy>>;
+
+export type ProxiedTestDb = { direct: Database & { url?: string }; viaProxy: Database; proxy: TcpProxy; close(): Promise<void> };
+
+/**
+ * For outage tests (Postgres only): a test database of its own (`openTestDb`), `direct` to set up and
+ * check with, and `viaProxy`, a pool of `poolSize` through a TCP proxy the test stops and starts, for
+ * the code under test. `close()` brings the proxy back, closes both and drops the database.
+ */
+export async function openTestDbBehindProxy(poolSize = 4): Promise<ProxiedTestDb> {
+  const direct = await openTestDb();
+  const target = new URL(direct.url ?? "");
+  const proxy = await createTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  const viaProxy = await openDb({ url: proxy.via(direct.url ?? ""), poolSize });
+  return {
+    direct,
+    viaProxy,
+    proxy,
+    async close() {
+      await proxy.start();
+      await viaProxy.close();
+      await proxy.stop();
+      await direct.close();
+    },
+  };
+}

@@ -1,37 +1,28 @@
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { Redis } from "ioredis";
 import { queryRows, type Database } from "@shortener/db";
 import { openTestDb } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFailedTries, createMemoryStore, createPostgresStore, createRedisStore, FAILED_TRY_LIMIT, sweepFailedTries, type TryStore } from "../src/index.ts";
+import { openTestRedis, type TestRedis } from "../src/testing.ts";
 
 /**
  * The failed-try limiter on each store, on this project's database (PGlite or Postgres) and on the
  * machine's Redis (needed: these tests fail, never skip, when it is down).
  */
-const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const PREFIX = `shortener-test:${randomBytes(6).toString("hex")}:`;
-
 let database: Database;
-let redis: Redis;
+let testRedis: TestRedis;
 beforeAll(async () => {
   database = await openTestDb();
-  redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await redis.connect();
+  testRedis = await openTestRedis(process.env.TEST_REDIS_URL);
 });
 afterAll(async () => {
   await database?.close();
-  if (redis) {
-    const keys = await redis.keys(`${PREFIX}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
-  }
+  await testRedis?.close();
 });
 
 const stores: Array<[string, () => TryStore]> = [
   ["the database", () => createPostgresStore(database)],
-  ["Redis", () => createRedisStore(redis, { prefix: PREFIX })],
+  ["Redis", () => createRedisStore(testRedis.redis, { prefix: testRedis.prefix })],
   ["memory", () => createMemoryStore()],
 ];
 
@@ -100,13 +91,13 @@ describe("windows on the database and in memory follow the injected clock", () =
 
 describe("Redis windows", () => {
   it("expire with Redis's own expiry (a window of 300 ms)", async () => {
-    const tries = createFailedTries({ store: createRedisStore(redis, { prefix: PREFIX }), limit: { max: 1, windowMs: 300 } });
+    const tries = createFailedTries({ store: createRedisStore(testRedis.redis, { prefix: testRedis.prefix }), limit: { max: 1, windowMs: 300 } });
     const t = target();
     expect((await tries.begin("192.0.2.2", t)).isAllowed).toBe(true);
     expect((await tries.begin("192.0.2.2", t)).isAllowed).toBe(false);
     await new Promise((r) => setTimeout(r, 400));
     expect((await tries.begin("192.0.2.2", t)).isAllowed).toBe(true);
-    const ttl = await redis.pttl(`${PREFIX}${t}|192.0.2.2`);
+    const ttl = await testRedis.redis.pttl(`${testRedis.prefix}${t}|192.0.2.2`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(300);
     await tries.close();

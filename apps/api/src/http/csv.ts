@@ -13,3 +13,13 @@ export function csvLine(cells: readonly string[]): string {
   for (let i = 0; i < cells.length; i++) out += (i ? "," : "") + csvCell(cells[i] as string);
   return `${out}\r\n`;
 }
+
+/** The headers of a CSV download of the caller's own data: an attachment named `filename`, never stored by a cache, never sniffed as another type. */
+export function privateCsvHeaders(filename: string): Record<string, string> {
+  return {
+    "content-type": "text/csv; charset=utf-8",
+    "content-disposition": `attachment; filename="${filename}"`,
+    "cache-control": "private, no-store",
+    "x-content-type-options": "nosniff",
+  };
+}

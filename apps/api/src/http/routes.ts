@@ -11,6 +11,12 @@ declare module "fastify" {
     /** The scope a key needs for this route (CONTRACT §17); absent on the 405 answers. */
     scope?: RouteScope;
     isMethodNotAllowed?: boolean;
+    /**
+     * Whether the dashboard's session cookie is accepted here next to a bearer key (with the CSRF header
+     * on every method but GET and HEAD): only the CSV upload and its errors file, which tRPC cannot carry
+     * (docs/adr/0028-dashboard.md).
+     */
+    isSessionAllowed?: boolean;
   }
 }
 
@@ -22,9 +28,16 @@ export type ReadWriteScopes = { read: Scope; write: Scope };
  * needs (CONTRACT §17): one scope for every method, or `{ read, write }` (GET needs `read`, the other
  * methods `write`); `public` for the few routes outside the API's guard. It is the one place a route's
  * scope is declared: the API's guard checks it (app.ts); the OpenAPI document and the scope matrix test
- * read it back through `registeredRoutes` (docs/adr/0027-scoped-api-keys.md).
+ * read it back through `registeredRoutes` (docs/adr/0027-scoped-api-keys.md). `isSessionAllowed` lets the
+ * dashboard's session cookie in as well (its methods only, never the 405s).
  */
-export function resource(app: FastifyInstance, path: string, scope: RouteScope | ReadWriteScopes, handlers: Partial<Record<Method, RouteHandlerMethod>>): void {
+export function resource(
+  app: FastifyInstance,
+  path: string,
+  scope: RouteScope | ReadWriteScopes,
+  handlers: Partial<Record<Method, RouteHandlerMethod>>,
+  options: { isSessionAllowed?: boolean } = {},
+): void {
   const allowed = METHODS.filter((m) => handlers[m]);
   const allow = allowed.join(", ");
   for (const method of METHODS) {
@@ -34,7 +47,7 @@ export function resource(app: FastifyInstance, path: string, scope: RouteScope |
       method,
       url: path,
       // The 405 answers are not operations: the OpenAPI test leaves them out (registeredRoutes).
-      config: handler ? { isMethodNotAllowed: false, scope: needs } : { isMethodNotAllowed: true },
+      config: handler ? { isMethodNotAllowed: false, scope: needs, isSessionAllowed: options.isSessionAllowed === true } : { isMethodNotAllowed: true },
       handler:
         handler ??
         (async (_request, reply) => {

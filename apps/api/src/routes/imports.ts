@@ -12,6 +12,7 @@ import type { ApiDeps } from "../deps.ts";
 import { HttpError, toErrorResponse } from "../errors.ts";
 import { ctxOf } from "../http/auth.ts";
 import { readTextParts } from "../http/csv-upload.ts";
+import { privateCsvHeaders } from "../http/csv.ts";
 import { sendList } from "../http/envelope.ts";
 import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
@@ -113,47 +114,56 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
   }
 
   // There is no imports:read: the scope that uploads a file also follows its job (docs/adr/0027-scoped-api-keys.md).
-  resource(app, "/imports", "imports:write", {
-    GET: async (request, reply) => sendList(request, reply, await listImports({ ctx: ctxOf(deps, request), input: formInput(ListImportsInput, request.query) }), (job) => importJson(job)),
-    POST: async (request, reply) => {
-      const ctx = ctxOf(deps, request);
-      const dir = await mkdtemp(join(tmpdir(), "shortener-upload-"));
-      try {
-        const path = join(dir, "upload.csv");
-        const { domainId } = await receiveUpload(request, path);
-        // The header and row count, read by the importer's own CSV reader, so `total_rows` is what it will read.
-        const upload = await summarizeCsv(readTextParts(path, 1024 * 1024)).catch((error: unknown) => {
-          if (error instanceof CsvFormatError) throw new ValidationError({ file: [error.message] });
-          throw error;
-        });
-        if (!upload.header.length) throw new ValidationError({ file: ["The file is empty."] });
-        if (!upload.header.includes("url")) throw new ValidationError({ file: ["The file has no url column."] });
-        if (upload.rows === 0) throw new ValidationError({ file: ["The file has no rows after its header."] });
-        if (upload.rows > importMaxRows) throw new ValidationError({ file: [`The file has more than ${importMaxRows.toLocaleString("en-US")} rows.`] });
-        const key = request.headers["idempotency-key"];
-        const { job, isNew } = await createImport({
-          ctx,
-          input: formInput(CreateImportInput, {
-            total_rows: upload.rows,
-            ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId } : {}),
-            ...(typeof key === "string" && key !== "" ? { idempotency_key: key } : {}),
-          }),
-          // Reads of 1 MiB: parts of up to SOURCE_PART_CHARS each, as createImport stores them.
-          sourceParts: readTextParts(path, SOURCE_PART_CHARS / 2),
-        });
-        if (!isNew) {
-          const current = await getImport({ ctx, id: job.id });
-          return reply.code(200).send({ data: importJson(current, current.errors), status: 200 });
+  // The upload and the errors file also take the dashboard's session (the upload with its CSRF header):
+  // tRPC cannot carry a file nor answer CSV (docs/adr/0028-dashboard.md).
+  const dashboard = { isSessionAllowed: true };
+  resource(
+    app,
+    "/imports",
+    "imports:write",
+    {
+      GET: async (request, reply) => sendList(request, reply, await listImports({ ctx: ctxOf(deps, request), input: formInput(ListImportsInput, request.query) }), (job) => importJson(job)),
+      POST: async (request, reply) => {
+        const ctx = ctxOf(deps, request);
+        const dir = await mkdtemp(join(tmpdir(), "shortener-upload-"));
+        try {
+          const path = join(dir, "upload.csv");
+          const { domainId } = await receiveUpload(request, path);
+          // The header and row count, read by the importer's own CSV reader, so `total_rows` is what it will read.
+          const upload = await summarizeCsv(readTextParts(path, 1024 * 1024)).catch((error: unknown) => {
+            if (error instanceof CsvFormatError) throw new ValidationError({ file: [error.message] });
+            throw error;
+          });
+          if (!upload.header.length) throw new ValidationError({ file: ["The file is empty."] });
+          if (!upload.header.includes("url")) throw new ValidationError({ file: ["The file has no url column."] });
+          if (upload.rows === 0) throw new ValidationError({ file: ["The file has no rows after its header."] });
+          if (upload.rows > importMaxRows) throw new ValidationError({ file: [`The file has more than ${importMaxRows.toLocaleString("en-US")} rows.`] });
+          const key = request.headers["idempotency-key"];
+          const { job, isNew } = await createImport({
+            ctx,
+            input: formInput(CreateImportInput, {
+              total_rows: upload.rows,
+              ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId } : {}),
+              ...(typeof key === "string" && key !== "" ? { idempotency_key: key } : {}),
+            }),
+            // Reads of 1 MiB: parts of up to SOURCE_PART_CHARS each, as createImport stores them.
+            sourceParts: readTextParts(path, SOURCE_PART_CHARS / 2),
+          });
+          if (!isNew) {
+            const current = await getImport({ ctx, id: job.id });
+            return reply.code(200).send({ data: importJson(current, current.errors), status: 200 });
+          }
+          if (deps.enqueueImport) {
+            await deps.enqueueImport(job.id).catch((error: unknown) => request.log.warn({ err: error, jobId: job.id }, "import not queued; a worker's sweep will take it"));
+          }
+          return reply.code(202).send({ data: importJson(job, []), status: 202 });
+        } finally {
+          await rm(dir, { recursive: true, force: true });
         }
-        if (deps.enqueueImport) {
-          await deps.enqueueImport(job.id).catch((error: unknown) => request.log.warn({ err: error, jobId: job.id }, "import not queued; a worker's sweep will take it"));
-        }
-        return reply.code(202).send({ data: importJson(job, []), status: 202 });
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
+      },
     },
-  });
+    dashboard,
+  );
 
   resource(app, "/imports/:id", "imports:write", {
     GET: async (request, reply) => {
@@ -162,22 +172,27 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     },
   });
 
-  resource(app, "/imports/:id/errors", "imports:write", {
-    GET: async (request, reply) => {
-      const id = idParam(request.params);
-      const pages = await streamImportErrors({ ctx: ctxOf(deps, request), id });
-      const body = Readable.from(
-        (async function* () {
-          yield ERRORS_CSV_HEADER;
-          for await (const page of pages) yield formatErrorsCsv(page);
-        })(),
-      );
-      return reply
-        .code(200)
-        .header("content-type", "text/csv; charset=utf-8")
-        .header("content-disposition", `attachment; filename="import-${id}-errors.csv"`)
-        .header("x-content-type-options", "nosniff")
-        .send(body);
+  resource(
+    app,
+    "/imports/:id/errors",
+    "imports:write",
+    {
+      GET: async (request, reply) => {
+        const id = idParam(request.params);
+        const pages = await streamImportErrors({ ctx: ctxOf(deps, request), id });
+        const body = Readable.from(
+          (async function* () {
+            yield ERRORS_CSV_HEADER;
+            for await (const page of pages) yield formatErrorsCsv(page);
+          })(),
+        );
+        // Rows of the caller's own file: never stored by a cache, like the other CSV downloads.
+        return reply
+          .code(200)
+          .headers(privateCsvHeaders(`import-${id}-errors.csv`))
+          .send(body);
+      },
     },
-  });
+    dashboard,
+  );
 }

@@ -16,7 +16,7 @@ import {
 } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
-import { csvLine } from "../http/csv.ts";
+import { csvLine, privateCsvHeaders } from "../http/csv.ts";
 import { sendList } from "../http/envelope.ts";
 import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
@@ -103,12 +103,7 @@ export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serial
       const day = deps.now().toISOString().slice(0, 10);
       return reply
         .code(200)
-        .headers({
-          "content-type": "text/csv; charset=utf-8",
-          "content-disposition": `attachment; filename="links-${day}.csv"`,
-          "cache-control": "private, no-store",
-          "x-content-type-options": "nosniff",
-        })
+        .headers(privateCsvHeaders(`links-${day}.csv`))
         .send(body);
     },
   });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { getStats, GetStatsInput, toCsvCell, ValidationError, type StatRow } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
+import { privateCsvHeaders } from "../http/csv.ts";
 import { sendList } from "../http/envelope.ts";
 import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
@@ -33,13 +34,7 @@ export function statsRoutes(app: FastifyInstance, deps: ApiDeps): void {
       for (const row of page.data) csv += `${toCsvCell(row.value)},${row.count}\r\n`;
       return reply
         .code(200)
-        .headers({
-          "content-type": "text/csv; charset=utf-8",
-          "content-disposition": `attachment; filename="stats-${id}-${page.name}-${page.range.from}-${page.range.to}.csv"`,
-          "cache-control": "private, no-store",
-          "x-content-type-options": "nosniff",
-          vary: "Accept",
-        })
+        .headers({ ...privateCsvHeaders(`stats-${id}-${page.name}-${page.range.from}-${page.range.to}.csv`), vary: "Accept" })
         .send(csv);
     },
   });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { ImportJob, RowError } from "@shortener/core";
 
 /**
  * Hostile import files (issue 12 item 3) and what must become of each, shared by the tests that run
@@ -122,6 +123,19 @@ export type JobEnd = {
   failed: number;
   errors: Array<{ line: number; field: string | null; message: string }>;
 };
+
+/** A job as core's `getImport` reads it, as a `JobEnd`. */
+export function jobEndOf(job: ImportJob & { errors: RowError[] }): JobEnd {
+  return {
+    status: job.status,
+    failureReason: job.failureReason,
+    processed: job.processedRows,
+    created: job.createdRows,
+    skipped: job.skippedRows,
+    failed: job.failedRows,
+    errors: job.errors,
+  };
+}
 
 /** What differs from the file's expectation (empty when none): one message each, for a readable failure. */
 export function compareJob(file: HostileFile, end: JobEnd): string[] {

@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { fieldErrorsOf, messageOf, useTRPC, type Inputs } from "../trpc.ts";
-import { CheckGroup, ErrorBanner, Field, formatMoment, SecretOnce } from "../ui.tsx";
+import { CheckGroup, ErrorBanner, Field, formatMoment, Pager, SecretOnce } from "../ui.tsx";
 
 type Scope = Inputs["account"]["apiKeys"]["create"]["scopes"][number];
 /** CONTRACT §17's scopes, in its order (the compiler checks each against the API's input type). */
@@ -117,19 +117,7 @@ export function ApiKeysScreen() {
         </table>
         {keys.data?.data.length === 0 ? <p className="empty">No named keys yet.</p> : null}
       </div>
-      {meta && meta.last_page > 1 ? (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {meta.current_page} of {meta.last_page}
-          </span>
-          <button type="button" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
-      ) : null}
+      <Pager meta={meta} page={page} onPage={setPage} />
     </section>
   );
 }

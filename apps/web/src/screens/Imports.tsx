@@ -1,33 +1,32 @@
-import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { messageOf, useTRPC, type Outputs } from "../trpc.ts";
-import { ErrorBanner, formatMoment } from "../ui.tsx";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState, type FormEvent } from "react";
+import { messageOf, newIdempotencyKey, uploadImport, useTRPC, type Outputs } from "../trpc.ts";
+import { ErrorBanner, Field, formatMoment, Pager } from "../ui.tsx";
 
 type ImportJob = Outputs["imports"]["list"]["data"][number];
 const LIVE = new Set(["queued", "running"]);
 const BADGE: Record<string, string> = { queued: "status-2", running: "status-2", completed: "status-1", failed: "status-3" };
+/** Rows of a job's errors shown as a table; the CSV has every one. */
+const SHOWN_ERRORS = 100;
 
-/** A CSV cell: quoted when it holds a comma, quote or line break (RFC 4180). */
-const cell = (v: string | number | null) => {
-  const s = v === null ? "" : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
-/** A job's row errors (the API's first 1,000), shown and downloadable as CSV (built here from tRPC's answer). */
+/** A job's row errors: the first ones as a table (tRPC's `imports.get`), every one as the API's CSV file. */
 function RowErrors({ job }: { job: ImportJob }) {
   const trpc = useTRPC();
   const detail = useQuery(trpc.imports.get.queryOptions({ id: job.id }));
   if (detail.isError) return <ErrorBanner message={messageOf(detail.error)} />;
   if (!detail.data) return <p aria-live="polite">Loading…</p>;
-  const errors = detail.data.errors ?? [];
-  const csv = ["line,field,message", ...errors.map((e) => [e.line, e.field, e.message].map(cell).join(","))].join("\r\n") + "\r\n";
+  const errors = (detail.data.errors ?? []).slice(0, SHOWN_ERRORS);
   return (
     <div className="deliveries">
       <p>
-        <a href={`data:text/csv;charset=utf-8,${encodeURIComponent(csv)}`} download={`import-${job.id}-errors.csv`}>
+        {/* REST's errors file, with the session cookie (a GET: no CSRF header needed). */}
+        <a href={`/api/v1/imports/${job.id}/errors`} download={`import-${job.id}-errors.csv`}>
           Download the errors as CSV
         </a>{" "}
-        <span className="muted small">{errors.length < job.failed_rows ? `(the first ${errors.length} of ${job.failed_rows})` : `(${errors.length})`}</span>
+        <span className="muted small">
+          ({job.failed_rows} {job.failed_rows === 1 ? "row" : "rows"}
+          {errors.length < job.failed_rows ? `; the first ${errors.length} below` : ""})
+        </span>
       </p>
       <div className="table-wrap">
         <table className="stack">
@@ -42,7 +41,7 @@ function RowErrors({ job }: { job: ImportJob }) {
             </tr>
           </thead>
           <tbody>
-            {errors.slice(0, 100).map((e, i) => (
+            {errors.map((e, i) => (
               <tr key={i}>
                 <td data-label="Line" className="num">
                   {e.line}
@@ -103,28 +102,121 @@ function ImportCard({ job }: { job: ImportJob }) {
   );
 }
 
-/** Imports (CONTRACT §12): the caller's jobs with live progress (polled every second while one runs). */
+/**
+ * Upload a CSV file (CONTRACT §12): multipart to REST's `POST /api/v1/imports` with the session, a
+ * default domain for rows that name none, and an Idempotency-Key per chosen file, so a retry after a
+ * lost answer does not queue the file twice.
+ */
+function UploadForm({ onQueued }: { onQueued: (job: { id: number; isNew: boolean }) => void }) {
+  const trpc = useTRPC();
+  const domains = useQuery(trpc.domains.list.queryOptions({ per_page: 100 }));
+  const [file, setFile] = useState<File | null>(null);
+  /** The chosen default domain's id, "" for none; undefined until chosen: the first domain. */
+  const [domainId, setDomainId] = useState<string | undefined>(undefined);
+  const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
+  /** Changed after each upload: a new, empty file input. */
+  const [formKey, setFormKey] = useState(0);
+  const chosenDomain = domainId ?? String(domains.data?.data[0]?.id ?? "");
+  const upload = useMutation({
+    mutationFn: (chosen: File) => uploadImport(chosen, { domainId: chosenDomain === "" ? null : Number(chosenDomain), idempotencyKey }),
+    onSuccess: (answer) => {
+      if (!answer.ok) return;
+      setFile(null);
+      setFormKey((k) => k + 1);
+      setIdempotencyKey(newIdempotencyKey());
+      onQueued({ id: answer.id, isNew: answer.isNew });
+    },
+  });
+  const answer = upload.data;
+  const errors = answer && !answer.ok ? answer.fieldErrors : {};
+  const otherError = upload.error ? messageOf(upload.error) : answer && !answer.ok && !Object.keys(answer.fieldErrors).length ? answer.message : null;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (file) upload.mutate(file);
+  };
+  return (
+    <form className="card" onSubmit={submit} aria-label="Upload a CSV file" key={formKey}>
+      <h2>Upload a CSV file</h2>
+      <Field
+        label="CSV file"
+        errors={errors.file}
+        hint="UTF-8 with a header row: url (required), and any of alias, domain, title, password, space_id, pixel_ids (;-separated), disabled, privacy, expiration_date, expiration_time, expiration_clicks, expiration_url. Each row is checked like a new link."
+      >
+        {(p) => (
+          <input
+            {...p}
+            type="file"
+            accept=".csv,text/csv"
+            required
+            onChange={(e) => {
+              setFile(e.target.files?.[0] ?? null);
+              setIdempotencyKey(newIdempotencyKey());
+              upload.reset();
+            }}
+          />
+        )}
+      </Field>
+      <Field label="Default domain" errors={errors.domain_id} hint="For the rows that name no domain.">
+        {(p) => (
+          <select
+            {...p}
+            value={chosenDomain}
+            onChange={(e) => {
+              setDomainId(e.target.value);
+              setIdempotencyKey(newIdempotencyKey());
+            }}
+          >
+            <option value="">None: every row names its domain</option>
+            {domains.data?.data.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <ErrorBanner message={otherError} />
+      <button type="submit" disabled={upload.isPending || !file}>
+        {upload.isPending ? "Uploading…" : "Upload"}
+      </button>
+    </form>
+  );
+}
+
+/** Imports (CONTRACT §12): upload a file, then the caller's jobs with live progress (polled every second while one runs). */
 export function ImportsScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
+  const [queued, setQueued] = useState<{ id: number; isNew: boolean } | null>(null);
   const jobs = useQuery({
     ...trpc.imports.list.queryOptions({ page, per_page: 25 }),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (query.state.data?.data.some((j) => LIVE.has(j.status)) ? 1000 : false),
   });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.imports.pathKey() });
   const meta = jobs.data?.meta;
   return (
     <section aria-labelledby="imports-title">
       <div className="title-row">
         <h1 id="imports-title">Imports</h1>
-        <button type="button" className="ghost" onClick={() => void queryClient.invalidateQueries({ queryKey: trpc.imports.pathKey() })}>
+        <button type="button" className="ghost" onClick={() => void refresh()}>
           Refresh
         </button>
       </div>
-      <p className="muted">
-        Uploading a CSV file is not in the dashboard yet: send it with an API key holding <code>imports:write</code> to <code>POST /api/v1/imports</code>. Its progress shows here.
-      </p>
+      <UploadForm
+        onQueued={(job) => {
+          setQueued(job);
+          setPage(1);
+          void refresh();
+        }}
+      />
+      {queued !== null ? (
+        <p className="card issued" role="status">
+          {queued.isNew ? `Import ${queued.id} is queued: its progress shows below.` : `That upload had already arrived: it is import ${queued.id}, below.`}
+        </p>
+      ) : null}
+      <h2>Your imports</h2>
       <ErrorBanner message={jobs.error ? messageOf(jobs.error) : null} />
       <ul className="cards" aria-label="Your imports" aria-live="polite">
         {jobs.data?.data.map((j) => (
@@ -132,19 +224,7 @@ export function ImportsScreen() {
         ))}
       </ul>
       {jobs.data?.data.length === 0 ? <p className="empty">No imports yet.</p> : null}
-      {meta && meta.last_page > 1 ? (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {meta.current_page} of {meta.last_page}
-          </span>
-          <button type="button" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
-      ) : null}
+      <Pager meta={meta} page={page} onPage={setPage} />
     </section>
   );
 }

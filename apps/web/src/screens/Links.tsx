@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { useEffect, useState } from "react";
 import { Link } from "../router.tsx";
 import { messageOf, useTRPC, type Inputs } from "../trpc.ts";
-import { ErrorBanner, Field, STATUS_NAMES, useDebounced } from "../ui.tsx";
+import { ErrorBanner, Field, Pager, STATUS_NAMES, useDebounced } from "../ui.tsx";
 
 type ListInput = Inputs["links"]["list"];
 type Filters = {
@@ -237,19 +237,7 @@ export function LinksScreen() {
         {list.isPending ? <p aria-live="polite">Loading…</p> : rows.length === 0 ? <p className="empty">No links match.</p> : null}
       </div>
 
-      {meta ? (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" disabled={filters.page <= 1} onClick={() => set("page", filters.page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {meta.current_page} of {Math.max(1, meta.last_page)} · {meta.total} links
-          </span>
-          <button type="button" disabled={filters.page >= meta.last_page} onClick={() => set("page", filters.page + 1)}>
-            Next
-          </button>
-        </nav>
-      ) : null}
+      <Pager meta={meta} page={filters.page} onPage={(next) => set("page", next)} summary={meta ? ` · ${meta.total} links` : ""} isAlwaysShown />
     </section>
   );
 }

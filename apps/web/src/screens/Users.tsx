@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { fieldErrorsOf, messageOf, useTRPC, type Me } from "../trpc.ts";
-import { copyText, ErrorBanner, Field, useDebounced } from "../ui.tsx";
+import { copyText, ErrorBanner, Field, Pager, useDebounced } from "../ui.tsx";
 
 /** Admin only (CONTRACT §9): users, each created with a first API key shown once; delete with all their data. */
 export function UsersScreen({ me }: { me: Me }) {
@@ -80,19 +80,7 @@ export function UsersScreen({ me }: { me: Me }) {
           </li>
         ))}
       </ul>
-      {meta && meta.last_page > 1 ? (
-        <nav className="pager" aria-label="Pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Previous
-          </button>
-          <span>
-            Page {meta.current_page} of {meta.last_page}
-          </span>
-          <button type="button" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
-            Next
-          </button>
-        </nav>
-      ) : null}
+      <Pager meta={meta} page={page} onPage={setPage} />
     </section>
   );
 }

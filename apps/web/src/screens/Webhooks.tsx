@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { fieldErrorsOf, messageOf, useTRPC, type Inputs, type Outputs } from "../trpc.ts";
-import { CheckGroup, ErrorBanner, Field, formatMoment, SecretOnce } from "../ui.tsx";
+import { CheckGroup, ErrorBanner, Field, formatMoment, Pager, SecretOnce } from "../ui.tsx";
 
 type EventType = Inputs["webhooks"]["create"]["events"][number];
 type Webhook = Outputs["webhooks"]["get"];
@@ -58,20 +58,57 @@ function Deliveries({ webhook }: { webhook: Webhook }) {
         </table>
         {attempts.data?.data.length === 0 ? <p className="empty">No deliveries yet.</p> : null}
       </div>
-      {meta && meta.last_page > 1 ? (
-        <nav className="pager" aria-label={`Pages of deliveries to ${webhook.url}`}>
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            Newer
-          </button>
-          <span>
-            Page {meta.current_page} of {meta.last_page}
-          </span>
-          <button type="button" disabled={page >= meta.last_page} onClick={() => setPage(page + 1)}>
-            Older
-          </button>
-        </nav>
-      ) : null}
+      <Pager meta={meta} page={page} onPage={setPage} label={`Pages of deliveries to ${webhook.url}`} previousText="Newer" nextText="Older" />
     </div>
+  );
+}
+
+/** Edits a webhook in place: URL, events and enabled, saved together with `webhooks.update`; the API's messages under their fields. */
+function WebhookEditor({ webhook, onDone }: { webhook: Webhook; onDone: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [url, setUrl] = useState(webhook.url);
+  const [events, setEvents] = useState<EventType[]>(EVENTS.filter((e) => webhook.events.includes(e)));
+  const [isEnabled, setIsEnabled] = useState(!webhook.disabled);
+  const urlInput = useRef<HTMLInputElement>(null);
+  // Opened by keyboard: the focus goes to the first field, not back to the top of the page.
+  useEffect(() => {
+    urlInput.current?.focus();
+  }, []);
+  const update = useMutation(
+    trpc.webhooks.update.mutationOptions({
+      onSuccess: async () => {
+        await queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
+        onDone();
+      },
+    }),
+  );
+  const errors = fieldErrorsOf(update.error);
+  const otherError = update.error && !Object.keys(errors).length ? messageOf(update.error) : null;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate({ id: webhook.id, url, events, disabled: isEnabled ? 0 : 1 });
+  };
+  return (
+    <form className="webhook-editor" onSubmit={submit} aria-label={`Edit the webhook ${webhook.url}`}>
+      <Field label="Endpoint URL" errors={errors.url}>
+        {(p) => <input {...p} ref={urlInput} type="url" value={url} required onChange={(e) => setUrl(e.target.value)} />}
+      </Field>
+      <CheckGroup label="Events" options={EVENTS} value={events} onChange={setEvents} errors={errors.events} />
+      <label className="check">
+        <input type="checkbox" checked={isEnabled} onChange={(e) => setIsEnabled(e.target.checked)} />
+        Enabled
+      </label>
+      <ErrorBanner message={otherError} />
+      <div className="actions">
+        <button type="submit" disabled={update.isPending}>
+          Save webhook
+        </button>
+        <button type="button" className="ghost" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -79,6 +116,13 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
+  const [isEditing, setIsEditing] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  const closeEditor = () => {
+    setIsEditing(false);
+    editButton.current?.focus();
+  };
+  const editorId = `webhook-editor-${webhook.id}`;
   const refresh = () => queryClient.invalidateQueries({ queryKey: trpc.webhooks.pathKey() });
   const update = useMutation(trpc.webhooks.update.mutationOptions({ onSuccess: refresh }));
   const remove = useMutation(trpc.webhooks.delete.mutationOptions({ onSuccess: refresh }));
@@ -98,7 +142,19 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
         <span className="muted">Events:</span> {webhook.events.join(", ")}
       </p>
       <ErrorBanner message={error ? messageOf(error) : null} />
+      <div id={editorId}>{isEditing ? <WebhookEditor webhook={webhook} onDone={closeEditor} /> : null}</div>
       <div className="actions">
+        <button
+          type="button"
+          className="ghost"
+          ref={editButton}
+          aria-expanded={isEditing}
+          aria-controls={editorId}
+          onClick={() => (isEditing ? closeEditor() : setIsEditing(true))}
+          aria-label={`Edit the webhook ${webhook.url}`}
+        >
+          Edit
+        </button>
         <button
           type="button"
           onClick={() => update.mutate({ id: webhook.id, disabled: webhook.disabled ? 0 : 1 })}
@@ -131,7 +187,7 @@ function WebhookCard({ webhook }: { webhook: Webhook }) {
   );
 }
 
-/** Webhooks (CONTRACT §18): create (the signing secret shown once), enable/disable, delete, deliveries. */
+/** Webhooks (CONTRACT §18): create (the signing secret shown once), edit in place, enable/disable, delete, deliveries. */
 export function WebhooksScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();

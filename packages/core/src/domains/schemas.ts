@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { normalizeDomainName, urlField } from "../urls/url.ts";
-import { PageParams } from "../lists/pagination.ts";
-import { defaulted, onCreate, onUpdate, refused, stringEnumField } from "../validation/fields.ts";
+import { NamedListParams } from "../lists/pagination.ts";
+import { onCreate, onUpdate, refused } from "../validation/fields.ts";
 
 const name = z.string({ error: "The name field is required." }).transform((value, ctx) => {
   const normalized = normalizeDomainName(value);
@@ -28,10 +28,5 @@ export const UpdateDomainShape = {
 export const UpdateDomainInput = z.object(UpdateDomainShape);
 export type UpdateDomainInput = z.input<typeof UpdateDomainInput>;
 
-export const ListDomainsInput = z.object({
-  ...PageParams,
-  search: onCreate(z.string().max(255)),
-  search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
-  sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
-});
+export const ListDomainsInput = z.object(NamedListParams);
 export type ListDomainsInput = z.input<typeof ListDomainsInput>;

@@ -1,4 +1,5 @@
-import { defaulted, intEnumField, intField, stringEnumField } from "../validation/fields.ts";
+import { z } from "zod";
+import { defaulted, intEnumField, intField, onCreate, stringEnumField } from "../validation/fields.ts";
 
 export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
 
@@ -7,6 +8,14 @@ export const PageParams = {
   page: defaulted(intField("page", { min: 1, max: 1_000_000 }), 1),
   per_page: defaulted(intEnumField("per page", PER_PAGE_VALUES), 10),
   sort: defaulted(stringEnumField("sort", ["desc", "asc"]), "desc"),
+};
+
+/** The list parameters of a resource known by its name (domains, spaces, pixels): the paging, a search in the name, and sorted by id or name. */
+export const NamedListParams = {
+  ...PageParams,
+  search: onCreate(z.string().max(255)),
+  search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
+  sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
 };
 
 export type Page<T> = { data: T[]; total: number; page: number; perPage: number };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PIXEL_TYPES } from "./pixel-types.ts";
-import { PageParams } from "../lists/pagination.ts";
-import { defaulted, onCreate, stringEnumField, textField } from "../validation/fields.ts";
+import { NamedListParams } from "../lists/pagination.ts";
+import { onCreate, stringEnumField, textField } from "../validation/fields.ts";
 
 const name = z
   .string({ error: "The name field is required." })
@@ -22,10 +22,5 @@ export const UpdatePixelShape = { name: onCreate(name), type: onCreate(type), va
 export const UpdatePixelInput = z.object(UpdatePixelShape);
 export type UpdatePixelInput = z.input<typeof UpdatePixelInput>;
 
-export const ListPixelsInput = z.object({
-  ...PageParams,
-  search: onCreate(z.string().max(255)),
-  search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
-  sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
-});
+export const ListPixelsInput = z.object(NamedListParams);
 export type ListPixelsInput = z.input<typeof ListPixelsInput>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { PageParams } from "../lists/pagination.ts";
-import { defaulted, intField, onCreate, stringEnumField, textField } from "../validation/fields.ts";
+import { NamedListParams } from "../lists/pagination.ts";
+import { defaulted, intField, onCreate, textField } from "../validation/fields.ts";
 
 const color = intField("color", { min: 1, max: 6 });
 
@@ -26,10 +26,5 @@ export const UpdateSpaceShape = {
 export const UpdateSpaceInput = z.object(UpdateSpaceShape);
 export type UpdateSpaceInput = z.input<typeof UpdateSpaceInput>;
 
-export const ListSpacesInput = z.object({
-  ...PageParams,
-  search: onCreate(z.string().max(255)),
-  search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
-  sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
-});
+export const ListSpacesInput = z.object(NamedListParams);
 export type ListSpacesInput = z.input<typeof ListSpacesInput>;

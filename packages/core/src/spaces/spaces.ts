@@ -11,7 +11,11 @@ export type Space = { id: number; name: string; color: number; createdAt: Date; 
 
 export const spaceColumns = { id: spaces.id, name: spaces.name, color: spaces.color, createdAt: spaces.createdAt, updatedAt: spaces.updatedAt };
 
-const NAME_TAKEN = () => ValidationError.field("name", "The name has already been taken.");
+/** A write that broke the one-name-per-user constraint is a 422 on `name`; any other error goes on as it is. */
+function rethrowNameTaken(error: unknown): never {
+  if (isUniqueViolation(error, "spaces_user_id_name_key")) throw ValidationError.field("name", "The name has already been taken.");
+  throw error;
+}
 
 export async function getSpace({ ctx, id }: { ctx: Ctx; id: number }): Promise<Space> {
   const [row] = await ctx.db
@@ -51,8 +55,7 @@ export async function createSpace({ ctx, input }: { ctx: Ctx; input: CreateSpace
     if (!row) throw new Error("insert returned no row");
     return row;
   } catch (error) {
-    if (isUniqueViolation(error, "spaces_user_id_name_key")) throw NAME_TAKEN();
-    throw error;
+    rethrowNameTaken(error);
   }
 }
 
@@ -69,8 +72,7 @@ export async function updateSpace({ ctx, id, input }: { ctx: Ctx; id: number; in
     if (!row) throw new NotFoundError("Space");
     return row;
   } catch (error) {
-    if (isUniqueViolation(error, "spaces_user_id_name_key")) throw NAME_TAKEN();
-    throw error;
+    rethrowNameTaken(error);
   }
 }
 

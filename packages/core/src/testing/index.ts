@@ -1,6 +1,8 @@
-import { users } from "@shortener/db";
+import { domains, users } from "@shortener/db";
 import type { Db } from "@shortener/db";
 import type { Ctx } from "../context.ts";
+import { ValidationError } from "../errors.ts";
+import type { Click } from "../visits/record-clicks.ts";
 import { issueApiKey } from "../users/api-keys.ts";
 import { randomBase62 } from "../secrets/random.ts";
 
@@ -25,3 +27,29 @@ export async function createTestUser(db: Db, overrides: { role?: "admin" | "user
 }
 
 export { startTestDns, type TestDns, type TestDnsMode } from "./dns-server.ts";
+export { seededRandom } from "./seeded-random.ts";
+
+/** A click on `linkId` at `at` with no visitor facts (no country, platform, referrer…), not yet counted; `traits` set some. */
+export function testClick(linkId: number, at: string, traits: Partial<Click> = {}): Click {
+  return { linkId, at: new Date(at), country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, ...traits };
+}
+
+/** A domain row of `userId` with a unique name, written straight to the table (no verb, no checks): for tests of what lies under links. */
+export async function insertTestDomain(db: Db, userId: number): Promise<{ id: number; name: string }> {
+  const [domain] = await db
+    .insert(domains)
+    .values({ userId, name: `${unique()}.example` })
+    .returning({ id: domains.id, name: domains.name });
+  if (!domain) throw new Error("no domain");
+  return domain;
+}
+
+/** The field errors a call fails with (`{ field: [sentences] }`); anything else, a success or another error, throws. */
+export async function validationFields(promise: Promise<unknown>): Promise<Record<string, string[]>> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ValidationError)) throw new Error(`expected a ValidationError, got ${error === null ? "a success" : String(error)}`, { cause: error });
+  return error.fields;
+}

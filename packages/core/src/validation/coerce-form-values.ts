@@ -12,21 +12,10 @@ import type { z } from "zod";
 export function coerceFormValues(schema: z.ZodType, value: unknown): unknown {
   if (value === undefined || value === null) return value;
   const def = defOf(schema);
+  if (WRAPPERS.has(def.type)) return coerceFormValues(def.innerType as z.ZodType, value);
   switch (def.type) {
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "nonoptional":
-    case "readonly":
-    case "catch":
-      return coerceFormValues(def.innerType as z.ZodType, value);
-    case "pipe": {
-      // `.transform(f)` is a pipe into a transform: the input side decides. A pipe out of a transform
-      // (a preprocess) takes what the transform makes: the output side decides.
-      const input = def.in as z.ZodType;
-      return coerceFormValues(defOf(input).type === "transform" ? (def.out as z.ZodType) : input, value);
-    }
+    case "pipe":
+      return coerceFormValues(decidingSide(def), value);
     case "lazy":
       return coerceFormValues((def.getter as () => z.ZodType)(), value);
     case "number":
@@ -60,6 +49,18 @@ export function coerceFormValues(schema: z.ZodType, value: unknown): unknown {
 
 type Def = { type: string; [key: string]: unknown };
 
+/** The zod kinds that wrap one inner type (`def.innerType`): what a form value becomes is the inner type's to say. */
+const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "nonoptional", "readonly", "catch"]);
+
+/**
+ * The side of a pipe that takes the value: `.transform(f)` is a pipe into a transform, so the input side
+ * decides; a pipe out of a transform (a preprocess) takes what the transform makes, so the output side does.
+ */
+function decidingSide(def: Def): z.ZodType {
+  const input = def.in as z.ZodType;
+  return defOf(input).type === "transform" ? (def.out as z.ZodType) : input;
+}
+
 function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
@@ -75,6 +76,7 @@ function toNumber(value: unknown): unknown {
 /** True when the schema takes a number: a number, an integer literal, or a union of those (through wrappers). */
 function isNumeric(schema: z.ZodType): boolean {
   const def = defOf(schema);
+  if (WRAPPERS.has(def.type)) return isNumeric(def.innerType as z.ZodType);
   switch (def.type) {
     case "number":
       return true;
@@ -82,18 +84,8 @@ function isNumeric(schema: z.ZodType): boolean {
       return (def.values as unknown[]).length > 0 && (def.values as unknown[]).every((v) => typeof v === "number");
     case "union":
       return (def.options as z.ZodType[]).every(isNumeric);
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "nonoptional":
-    case "readonly":
-    case "catch":
-      return isNumeric(def.innerType as z.ZodType);
-    case "pipe": {
-      const input = def.in as z.ZodType;
-      return isNumeric(defOf(input).type === "transform" ? (def.out as z.ZodType) : input);
-    }
+    case "pipe":
+      return isNumeric(decidingSide(def));
     default:
       return false;
   }
