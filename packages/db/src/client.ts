@@ -77,7 +77,7 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, app
     max_pipeline: 1,
     connection: { application_name: applicationName, ...(isAsyncCommit ? { synchronous_commit: "off" } : {}) },
   } as postgres.Options<Record<string, postgres.PostgresType>>);
-  const db = drizzlePostgres(client, { schema, casing: "snake_case" }) as unknown as Db;
+  const db = drizzlePostgres(withReservedTransactions(client), { schema, casing: "snake_case" }) as unknown as Db;
   return {
     db,
     driver: "postgres",
@@ -97,6 +97,97 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, app
     },
     close: () => client.end({ timeout: 5 }),
   };
+}
+
+/**
+ * The client drizzle runs on, with transactions that first reserve an idle connection, then send
+ * BEGIN on it. postgres.js's own `begin` sends BEGIN through the pool: when every connection is busy it
+ * queues BEGIN behind another caller's query, and with `max_pipeline: 1` that connection is then never
+ * reserved for the transaction. postgres.js raises UNSAFE_TRANSACTION once BEGIN has run, and the
+ * connection goes back to the pool inside an open transaction that takes in other callers' statements
+ * and their locks until some later COMMIT on it (measured: creates at 40–300/s with stalls of seconds
+ * instead of ~650/s, docs/adr/0031-reserved-transactions.md). `reserve()` only ever hands out an idle
+ * connection. Savepoints cover drizzle's nested transactions.
+ */
+function withReservedTransactions(client: postgres.Sql): postgres.Sql {
+  async function begin(...args: unknown[]): Promise<unknown> {
+    const fn = args.at(-1) as (sql: postgres.ReservedSql) => unknown;
+    const mode = args.length > 1 ? String(args[0]).replace(/[^a-z ]/gi, "") : "";
+    const reserved = await reserveConnection(client);
+    // The connection behind `reserved`, seen when BEGIN is written to it. postgres.js clears its
+    // `reserved` mark when the connection closes and puts it back among the closed ones; releasing it
+    // after that would list a dead connection among the open ones, and the next transaction to reserve
+    // it would wait for ever (measured: every transaction after a database outage hung).
+    let connection: { reserved: unknown } | undefined;
+    const onexecute = (c: { reserved: unknown }) => {
+      connection = c;
+      return true;
+    };
+    let savepoints = 0;
+    const scope = Object.assign(reserved, {
+      async savepoint(inner: (sql: postgres.ReservedSql) => unknown): Promise<unknown> {
+        const name = `s${savepoints++}`;
+        await reserved.unsafe(`savepoint ${name}`);
+        try {
+          const result = await inner(scope);
+          await reserved.unsafe(`release savepoint ${name}`);
+          return result;
+        } catch (error) {
+          await reserved.unsafe(`rollback to savepoint ${name}`);
+          throw error;
+        }
+      },
+    });
+    try {
+      await reserved.unsafe(`begin ${mode}`, [], { onexecute } as postgres.UnsafeQueryOptions);
+      let result: unknown;
+      try {
+        result = await fn(scope);
+      } catch (error) {
+        await reserved.unsafe("rollback").catch(() => {});
+        throw error;
+      }
+      await reserved.unsafe("commit");
+      return result;
+    } finally {
+      if (connection?.reserved) reserved.release();
+    }
+  }
+  return new Proxy(client, { get: (target, property, receiver) => (property === "begin" ? begin : Reflect.get(target, property, receiver)) });
+}
+
+/**
+ * An idle connection of `client`'s pool, reserved. postgres.js can lose a request to reserve: one that
+ * waits while every connection of the pool is reconnecting becomes the first query of the next
+ * connection attempt, and a connection that opens drops such a first query (postgres.js 3.4.9,
+ * `connection.js` ReadyForQuery). Nothing answers it, ever (measured: after a database outage, the
+ * redirect's click writes waited for good). So a request not answered within `askAgainMs` is asked
+ * again; the first answer wins, and connections answered after it are released at once. A refusal (the
+ * database is unreachable) fails the reservation.
+ */
+function reserveConnection(client: postgres.Sql, askAgainMs = 1_000): Promise<postgres.ReservedSql> {
+  return new Promise((resolve, reject) => {
+    let isSettled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const ask = () => {
+      client.reserve().then(
+        (reserved) => {
+          if (isSettled) return reserved.release();
+          isSettled = true;
+          clearTimeout(timer);
+          resolve(reserved);
+        },
+        (error: unknown) => {
+          if (isSettled) return;
+          isSettled = true;
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+      timer = setTimeout(ask, askAgainMs);
+    };
+    ask();
+  });
 }
 
 async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undefined, settings: Readonly<Record<string, string>> = {}): Promise<Database> {
