@@ -126,7 +126,7 @@ describe("transactions across a database outage", () => {
           () => "committed",
           () => "failed",
         ),
-        new Promise((resolve) => setTimeout(() => resolve("still waiting after 5 s"), 5_000)),
+        new Promise((resolve) => setTimeout(() => resolve("still waiting after 15 s"), 15_000)),
       ]);
     try {
       const outcomes: unknown[] = [];
