@@ -460,7 +460,7 @@ describe("the dashboard in a real browser", () => {
     expect(visit.headers.get("location")).toBe("https://example.com/imported-one");
   }, 120_000);
 
-  it("domains: adds one and shows its verification record; spaces, pixels and users; account: signs out everywhere", async () => {
+  it("domains: adds one and shows its verification record; spaces, pixels and users; account: signs another device out, then everywhere", async () => {
     await page.getByRole("link", { name: "Domains" }).click();
     await page.getByRole("heading", { name: "Domains" }).waitFor();
     await page.getByLabel("New domain").fill("go.example.net");
@@ -518,10 +518,28 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", { name: "Delete second@example.test" }).click();
     await expect.poll(() => page.locator(".plain-list").getByText("second@example.test").count()).toBe(0);
 
+    // A second device of the admin: a phone signed in with the password.
+    const account = await api("GET", "/api/v1/account");
+    const iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+    const phoneSignIn = await fetch(`${base}/app/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "user-agent": iPhone },
+      body: JSON.stringify({ email: account.email, password: PASSWORD }),
+    });
+    expect(phoneSignIn.status).toBe(200);
+    const phoneCookie = (phoneSignIn.headers.get("set-cookie") ?? "").split(";", 1)[0] ?? "";
+
     await page.getByRole("link", { name: "Account" }).click();
     await page.getByRole("heading", { name: "Account" }).waitFor();
+    await page.getByTestId("session-current").waitFor();
+    expect(await page.getByTestId("session-current").innerText()).toMatch(/Chrome on Linux\s*this browser/);
+    await page.getByTestId("session").filter({ hasText: "Safari on iOS" }).waitFor();
     await checkAccessibility("account");
     await capture("account");
+    // Signing the phone out from here: its row goes, and its cookie stops working.
+    await page.getByRole("button", { name: /^Sign out Safari on iOS/ }).click();
+    await expect.poll(() => page.getByTestId("session").filter({ hasText: "Safari on iOS" }).count()).toBe(0);
+    expect((await fetch(`${base}/trpc/auth.me`, { headers: { cookie: phoneCookie } })).status).toBe(401);
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     const res = await fetch(`${base}/trpc/auth.me`, { headers: { cookie: (await browser.cookies(base)).map((c) => `${c.name}=${c.value}`).join("; ") } });

@@ -201,6 +201,63 @@ describe("the session on /trpc", () => {
   });
 });
 
+describe("signed-in devices (auth.sessions, auth.revokeSession)", () => {
+  const chromeOnWindows = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36";
+  async function signInAs(apiKey: string, userAgent: string) {
+    const res = await inject("POST", "/app/session", { json: { api_key: apiKey }, headers: { "user-agent": userAgent } });
+    return { cookie: cookieOf(res), csrf: res.body?.data?.csrf_token as string };
+  }
+
+  it("lists the user's sessions with the browser each signed in with, marks the asking one, and never shows a token", async () => {
+    const user = await api.user();
+    const laptop = await signInAs(user.apiKey, chromeOnWindows);
+    await signInAs(user.apiKey, "Agent\u0000With\nControls");
+    const other = await api.user();
+    await signInAs(other.apiKey, "Theirs/1");
+
+    const listed = await inject("GET", "/trpc/auth.sessions", { cookie: laptop.cookie });
+    expect(listed.status).toBe(200);
+    const rows = listed.body.result.data as Array<Record<string, unknown>>;
+    expect(rows.map((r) => [r.user_agent, r.current]).sort()).toEqual([
+      ["Agent With Controls", false],
+      [chromeOnWindows, true],
+    ]);
+    expect(Object.keys(rows[0] ?? {}).sort()).toEqual(["created_at", "current", "expires_at", "id", "last_seen_at", "user_agent"]);
+    // With a bearer key the same list, none of them current.
+    const viaKey = await inject("GET", "/trpc/auth.sessions", { headers: { authorization: `Bearer ${user.apiKey}` } });
+    expect((viaKey.body.result.data as Array<{ current: boolean }>).map((r) => r.current)).toEqual([false, false]);
+  });
+
+  it("signs out another device (CSRF needed): that cookie is a 401 at once; another user's session is a 404; hostile ids are 400s", async () => {
+    const user = await api.user();
+    const laptop = await signInAs(user.apiKey, chromeOnWindows);
+    const phone = await signInAs(user.apiKey, "Phone/1");
+    const other = await api.user();
+    const theirs = await signInAs(other.apiKey, "Theirs/1");
+    const idOf = async (who: { cookie: string }, agent: string) =>
+      ((await inject("GET", "/trpc/auth.sessions", { cookie: who.cookie })).body.result.data as Array<{ id: number; user_agent: string }>).find((r) => r.user_agent === agent)?.id;
+    const phoneId = await idOf(laptop, "Phone/1");
+    const theirsId = await idOf(theirs, "Theirs/1");
+
+    expect((await inject("POST", "/trpc/auth.revokeSession", { cookie: laptop.cookie, json: { id: phoneId } })).status).toBe(403);
+    const foreign = await inject("POST", "/trpc/auth.revokeSession", { cookie: laptop.cookie, csrf: laptop.csrf, json: { id: theirsId } });
+    expect(foreign.status).toBe(404);
+    expect((await inject("GET", "/trpc/auth.me", { cookie: theirs.cookie })).status).toBe(200);
+
+    for (const id of [0, -1, 1.5, "1", "abc", null, 1e20, { id: 1 }]) {
+      const res = await inject("POST", "/trpc/auth.revokeSession", { cookie: laptop.cookie, csrf: laptop.csrf, json: { id } });
+      expect([id, res.status]).toEqual([id, 400]);
+    }
+
+    const out = await inject("POST", "/trpc/auth.revokeSession", { cookie: laptop.cookie, csrf: laptop.csrf, json: { id: phoneId } });
+    expect(out.status).toBe(200);
+    expect(out.body.result.data).toEqual({ id: phoneId, object: "session", deleted: true });
+    expect((await inject("GET", "/trpc/auth.me", { cookie: phone.cookie })).status).toBe(401);
+    expect((await inject("GET", "/trpc/auth.me", { cookie: laptop.cookie })).status).toBe(200);
+    expect((await inject("POST", "/trpc/auth.revokeSession", { cookie: laptop.cookie, csrf: laptop.csrf, json: { id: phoneId } })).status).toBe(404);
+  });
+});
+
 describe("the CSV upload and its errors file take the session too (REST, CONTRACT §12, §19)", () => {
   const CSV = "url,alias\nhttps://example.org/imported,\n";
 

@@ -16,7 +16,20 @@ export { deleteApiKey } from "./users/delete-api-key.ts";
 export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts";
 export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
 export { KeySignInInput, PasswordSignInInput, SetPasswordInput } from "./sessions/schemas.ts";
-export { createSession, deleteSession, deleteUserSessions, findSession, SESSION_LIFETIME_MS, type SessionAuth } from "./sessions/sessions.ts";
+export {
+  createSession,
+  deleteSession,
+  deleteUserSession,
+  deleteUserSessions,
+  findSession,
+  listUserSessions,
+  SESSION_LIFETIME_MS,
+  SESSION_LIST_MAX,
+  SESSION_SEEN_EVERY_MS,
+  sessionUserAgent,
+  type SessionAuth,
+  type SessionRow,
+} from "./sessions/sessions.ts";
 export { checkKeySignIn, checkPasswordSignIn, hasPassword, setPassword } from "./sessions/sign-in.ts";
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";

@@ -39,7 +39,7 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
       body.api_key !== undefined ? await checkKeySignIn(sys, { api_key: body.api_key as string }) : await checkPasswordSignIn(sys, { email: body.email as string, password: body.password as string });
     if (!found) throw unauthenticated();
     if (verdict.isAllowed) await verdict.refund();
-    const created = await createSession(sys, found.userId);
+    const created = await createSession(sys, found.userId, request.headers["user-agent"]);
     const ctx = { ...sys, actor: { userId: found.userId, role: "user" as const } };
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx }), hasPassword({ ctx })]);
     reply.header("set-cookie", sessionCookie(deps.config.secret, created.token, isHttps(request))).header("cache-control", "no-store");

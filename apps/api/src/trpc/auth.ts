@@ -1,6 +1,8 @@
-import { deleteUserSessions, getAccount, hasPassword, setPassword, SetPasswordInput } from "@shortener/core";
+import { deleteUserSession, deleteUserSessions, getAccount, hasPassword, IdInput, listUserSessions, setPassword, SetPasswordInput } from "@shortener/core";
+import { sessionJson } from "../serialize/sessions.ts";
 import { toUserJson } from "../serialize/users.ts";
 import { router, scoped } from "./init.ts";
+import { toDeletedJson } from "./lists.ts";
 
 /**
  * The dashboard's view of who is signed in (CONTRACT §19). Signing in and out of one session are REST
@@ -19,6 +21,15 @@ export const authRouter = router({
       await setPassword({ ctx: ctx.core, input });
       return { has_password: true };
     }),
+  /** The user's signed-in devices: live sessions, the most recently used first; `current` marks this one. */
+  sessions: scoped("account").query(async ({ ctx }) => {
+    const rows = await listUserSessions(ctx.core, ctx.core.actor.userId);
+    return rows.map((row) => sessionJson(row, ctx.session?.id));
+  }),
+  /** Signs one of the user's sessions out (another device, or this one); another user's is NOT_FOUND. */
+  revokeSession: scoped("account")
+    .input(IdInput)
+    .mutation(async ({ ctx, input }) => toDeletedJson(await deleteUserSession(ctx.core, ctx.core.actor.userId, input.id), "session")),
   /** Revokes every session of the user, this one included. */
   logoutEverywhere: scoped("account").mutation(async ({ ctx }) => ({ revoked: await deleteUserSessions(ctx.core, ctx.core.actor.userId) })),
 });

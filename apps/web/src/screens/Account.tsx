@@ -1,19 +1,26 @@
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { deviceOf } from "../device.ts";
 import { navigate } from "../router.tsx";
-import { setCsrfToken, useTRPC, type Me } from "../trpc.ts";
-import { ErrorBanner } from "../ui.tsx";
+import { messageOf, setCsrfToken, useTRPC, type Me } from "../trpc.ts";
+import { ErrorBanner, formatMoment } from "../ui.tsx";
 import { PasswordForm } from "./SignIn.tsx";
 
 export function AccountScreen({ me }: { me: Me }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const everywhere = useMutation(
-    trpc.auth.logoutEverywhere.mutationOptions({
-      onSuccess: async () => {
-        setCsrfToken(null);
-        queryClient.clear();
-        navigate("/", { replace: true });
-        await queryClient.invalidateQueries();
+  const signedOut = async () => {
+    setCsrfToken(null);
+    queryClient.clear();
+    navigate("/", { replace: true });
+    await queryClient.invalidateQueries();
+  };
+  const everywhere = useMutation(trpc.auth.logoutEverywhere.mutationOptions({ onSuccess: signedOut }));
+  const sessions = useQuery(trpc.auth.sessions.queryOptions());
+  const revoke = useMutation(
+    trpc.auth.revokeSession.mutationOptions({
+      onSuccess: async (_, { id }) => {
+        if (sessions.data?.find((s) => s.id === id)?.current) return signedOut();
+        await queryClient.invalidateQueries({ queryKey: trpc.auth.sessions.queryKey() });
       },
     }),
   );
@@ -31,8 +38,46 @@ export function AccountScreen({ me }: { me: Me }) {
       <h2>Password</h2>
       <PasswordForm needsCurrent={true} />
       <h2>Sessions</h2>
-      <p>Signs this browser and every other one out. API keys keep working.</p>
-      <ErrorBanner message={everywhere.error?.message} />
+      <p>The browsers signed in to your account. Signing one out takes effect on its next request; API keys keep working.</p>
+      <ErrorBanner message={sessions.error ? messageOf(sessions.error) : revoke.error ? messageOf(revoke.error) : everywhere.error?.message} />
+      <div className="table-wrap">
+        <table className="sessions stack">
+          <thead>
+            <tr>
+              <th scope="col">Device</th>
+              <th scope="col">Signed in</th>
+              <th scope="col">Last active</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.data?.map((s) => (
+              <tr key={s.id} data-testid={s.current ? "session-current" : "session"}>
+                <td data-label="Device">
+                  <span title={s.user_agent ?? undefined}>{deviceOf(s.user_agent)}</span>
+                  {s.current ? <span className="badge session-badge">this browser</span> : null}
+                </td>
+                <td data-label="Signed in">{formatMoment(s.created_at)}</td>
+                <td data-label="Last active">{formatMoment(s.last_seen_at)}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="danger ghost"
+                    onClick={() => revoke.mutate({ id: s.id })}
+                    disabled={revoke.isPending}
+                    aria-label={s.current ? "Sign out this browser" : `Sign out ${deviceOf(s.user_agent)}, last active ${formatMoment(s.last_seen_at)}`}
+                  >
+                    Sign out
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p>Or sign this browser and every other one out at once.</p>
       <button type="button" className="danger" onClick={() => everywhere.mutate()} disabled={everywhere.isPending}>
         Sign out everywhere
       </button>

@@ -31,7 +31,8 @@ export const users = pgTable(
 /**
  * Dashboard sessions (CONTRACT §19): the cookie carries a random token, stored here as its SHA-256 hash
  * only, with the CSRF token mutations must echo. Revoking is deleting the row ("sign out everywhere":
- * every row of the user); a session lives 30 days from sign-in.
+ * every row of the user); a session lives 30 days from sign-in. Its user agent and last use let its
+ * owner tell their devices apart and sign one out.
  */
 export const sessions = pgTable(
   "sessions",
@@ -44,6 +45,10 @@ export const sessions = pgTable(
     csrfToken: text().notNull(),
     createdAt: timestamps.createdAt,
     expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    /** The browser's User-Agent at sign-in, cleaned and cut to 300 characters, to tell devices apart. */
+    userAgent: text(),
+    /** When the session was last used, written at most once a minute. */
+    lastSeenAt: timestamp({ withTimezone: true, mode: "date" }),
   },
   (t) => [uniqueIndex("sessions_token_hash_key").on(t.tokenHash), index("sessions_user_id_idx").on(t.userId)],
 );
