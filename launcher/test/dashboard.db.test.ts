@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
 import { openChromium, type Chromium } from "./browser.ts";
+import { apiData } from "./helpers.ts";
 
 /**
  * The dashboard end to end (CONTRACT §19): Debian's Chromium driven by playwright-core (launched as the
@@ -104,16 +105,8 @@ async function capture(name: string, options: { mask?: Locator[] } = {}): Promis
   await page.setViewportSize({ width: 1200, height: 860 });
 }
 
-async function api(method: string, path: string, form?: Record<string, string>): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  const body = (await res.json()) as { data: unknown };
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body.data;
-}
+/** A REST answer's `data` with the admin's key (the shared helper, bound to this file's server). */
+const api = (method: string, path: string, form?: Record<string, string>): Promise<any> => apiData(base, ADMIN_KEY, method, path, form);
 
 describe("the dashboard in a real browser", () => {
   it("serves the built app at /app/ with cached hashed assets, and the initial JS stays under 200 KB gzip", async () => {
