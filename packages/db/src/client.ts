@@ -161,14 +161,16 @@ function withReservedTransactions(client: postgres.Sql): postgres.Sql {
  * waits while every connection of the pool is reconnecting becomes the first query of the next
  * connection attempt, and a connection that opens drops such a first query (postgres.js 3.4.9,
  * `connection.js` ReadyForQuery). Nothing answers it, ever (measured: after a database outage, the
- * redirect's click writes waited for good). So a request not answered within `askAgainMs` is asked
- * again; the first answer wins, and connections answered after it are released at once. A refusal (the
- * database is unreachable) fails the reservation.
+ * redirect's click writes waited for good). So a request not answered within `firstWaitMs` is asked
+ * again, then after twice as long each time (at most 30 s apart: a pool that is merely busy gets a few
+ * extra requests, not one a second per waiting transaction); the first answer wins, and connections
+ * answered after it are released at once. A refusal (the database is unreachable) fails the reservation.
  */
-function reserveConnection(client: postgres.Sql, askAgainMs = 1_000): Promise<postgres.ReservedSql> {
+function reserveConnection(client: postgres.Sql, firstWaitMs = 1_000): Promise<postgres.ReservedSql> {
   return new Promise((resolve, reject) => {
     let isSettled = false;
     let timer: NodeJS.Timeout | undefined;
+    let waitMs = firstWaitMs;
     const ask = () => {
       client.reserve().then(
         (reserved) => {
@@ -184,7 +186,8 @@ function reserveConnection(client: postgres.Sql, askAgainMs = 1_000): Promise<po
           reject(error instanceof Error ? error : new Error(String(error)));
         },
       );
-      timer = setTimeout(ask, askAgainMs);
+      timer = setTimeout(ask, waitMs);
+      waitMs = Math.min(waitMs * 2, 30_000);
     };
     ask();
   });
