@@ -14,6 +14,7 @@
  * BENCH_SECONDS sets the measured duration; BENCH_PARTS=postgres (or any of embedded,postgres,two) runs
  * only those parts; BENCH_ROUNDS=3 measures each case three times (each right after the raw server)
  * and keeps the round with the median ratio: this machine's speed drifts by ±15% within a minute.
+ * BENCH_CASES=limited (or any of plain,varied,targeting,limited) runs only those link cases of each part.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,6 +32,8 @@ const PG = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432
 const KEY = `shk_${"B".repeat(40)}`;
 /** Which parts to run, comma-separated: raw (always), embedded, postgres, two. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? "embedded,postgres,two").split(","));
+/** Which link cases to load in the embedded and Postgres parts, comma-separated. */
+const CASES = new Set((process.env.BENCH_CASES ?? "plain,varied,targeting,limited").split(","));
 const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
 type Load = { rps: number; p50: number; p99: number; non3xx: number; socketErrors: number };
@@ -166,9 +169,9 @@ async function main(): Promise<void> {
     await createLinks(port);
     // A fresh process: let the JIT and the heap settle before the first measured case.
     await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
-    await run("embedded: plain cached link", "/plain");
-    await run("embedded: platform-targeting link", "/targeted");
-    await run("embedded: click-limited link", "/limited");
+    if (CASES.has("plain")) await run("embedded: plain cached link", "/plain");
+    if (CASES.has("targeting")) await run("embedded: platform-targeting link", "/targeted");
+    if (CASES.has("limited")) await run("embedded: click-limited link", "/limited");
     await stop(embedded);
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -184,10 +187,10 @@ async function main(): Promise<void> {
     await createLinks(port);
     await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
     if (PARTS.has("postgres")) {
-      await run("postgres: plain cached link", "/plain");
-      await run("postgres: plain cached link, varied visitors", "/plain", true);
-      await run("postgres: platform-targeting link", "/targeted");
-      await run("postgres: click-limited link", "/limited");
+      if (CASES.has("plain")) await run("postgres: plain cached link", "/plain");
+      if (CASES.has("varied")) await run("postgres: plain cached link, varied visitors", "/plain", true);
+      if (CASES.has("targeting")) await run("postgres: platform-targeting link", "/targeted");
+      if (CASES.has("limited")) await run("postgres: click-limited link", "/limited");
       // How far identical clicks were added up: clicks recorded against rows written, per link.
       const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
       const grouped = await db<Array<{ alias: string; clicks: string; rows: string }>>`
