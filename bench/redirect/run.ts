@@ -15,9 +15,16 @@
  * only those parts; BENCH_ROUNDS=3 measures each case three times (each right after the raw server)
  * and keeps the round with the median ratio: this machine's speed drifts by ±15% within a minute.
  * BENCH_CASES=limited (or any of plain,varied,targeting,limited) runs only those link cases of each part.
+ *
+ * BENCH_COMPARE=/path/to/another/checkout (installed) compares two commits in one run instead: both
+ * launchers run side by side on Postgres (a fresh database each), and each case is loaded on one then
+ * the other, BENCH_ROUNDS times (default 8), the order swapped every round, so the machine's drift
+ * falls on both alike. Prints each side's median requests/s and the median and range of the
+ * per-round ratio (this checkout ÷ the other).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,7 +33,8 @@ import postgres from "postgres";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 /** Raw-then-case pairs per case; the table shows the pair with the median ratio, and every ratio. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const COMPARE = process.env.BENCH_COMPARE;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (COMPARE ? 8 : 1));
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`BENCH_ROUNDS must be a positive integer (got "${process.env.BENCH_ROUNDS}")`);
 const PG = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const KEY = `shk_${"B".repeat(40)}`;
@@ -71,8 +79,20 @@ function wrk(url: string, host: string, connections = 64, varied = false): Promi
   });
 }
 
-function start(args: string[], env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** A port nothing listens on now (the kernel's pick), so two runs or a leftover server do not collide. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function start(args: string[], env: Record<string, string>, cwd = ROOT): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
@@ -129,12 +149,13 @@ async function main(): Promise<void> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("wrk is not installed: apt-get install -y wrk");
   }
+  if (COMPARE) return compare(COMPARE);
   const results: Result[] = [];
-  const port = 41000 + Math.floor(Math.random() * 1000);
+  const port = await freePort();
   const host = `localhost:${port}`;
   // The ceiling: a raw server that stays up the whole run, loaded the same way right before each case,
   // so a machine whose speed drifts (a shared VM) moves both figures of a ratio together.
-  const rawPort = port + 2;
+  const rawPort = await freePort();
   const raw = await start([join(ROOT, "bench/redirect/raw-server.mjs"), String(rawPort)], {});
   process.once("exit", () => raw.kill());
   const rawLoad = async (varied: boolean, connections = 64): Promise<Load> => {
@@ -177,13 +198,11 @@ async function main(): Promise<void> {
   }
 
   // 3. Postgres: a fresh database; the API and one redirect process, then a second redirect process.
-  const dbName = `shortener_bench_${Date.now()}`;
   const admin = postgres(PG, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
-  const url = new URL(PG);
-  url.pathname = `/${dbName}`;
+  const database = await freshDatabase(admin, "run");
+  const url = database.url;
   try {
-    const first = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATABASE_URL: url.toString(), ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
+    const first = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATABASE_URL: url, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
     await createLinks(port);
     await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
     if (PARTS.has("postgres")) {
@@ -192,7 +211,7 @@ async function main(): Promise<void> {
       if (CASES.has("targeting")) await run("postgres: platform-targeting link", "/targeted");
       if (CASES.has("limited")) await run("postgres: click-limited link", "/limited");
       // How far identical clicks were added up: clicks recorded against rows written, per link.
-      const db = postgres(url.toString(), { max: 1, onnotice: () => {} });
+      const db = postgres(url, { max: 1, onnotice: () => {} });
       const grouped = await db<Array<{ alias: string; clicks: string; rows: string }>>`
         select l.alias, coalesce(sum(c.count), 0)::text as clicks, count(c.link_id)::text as rows
         from links l left join clicks c on c.link_id = l.id group by l.alias order by l.alias`;
@@ -200,8 +219,8 @@ async function main(): Promise<void> {
       for (const g of grouped) console.log(`  ${g.alias}: ${Number(g.clicks).toLocaleString("en")} clicks recorded in ${Number(g.rows).toLocaleString("en")} rows`);
     }
     if (PARTS.has("two")) {
-      const secondPort = port + 1;
-      const second = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(secondPort), DATABASE_URL: url.toString(), SERVICES: "redirect" });
+      const secondPort = await freePort();
+      const second = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(secondPort), DATABASE_URL: url, SERVICES: "redirect" });
       await measure("postgres: two redirect processes (sum)", false, async () => {
         await wrkWarmup(`http://127.0.0.1:${secondPort}/plain`, host);
         const [a, b] = await Promise.all([wrk(`http://127.0.0.1:${port}/plain`, host, 32), wrk(`http://127.0.0.1:${secondPort}/plain`, host, 32)]);
@@ -212,7 +231,7 @@ async function main(): Promise<void> {
     }
     await stop(first);
   } finally {
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await database.drop();
     await admin.end();
     await stop(raw);
   }
@@ -230,6 +249,82 @@ async function main(): Promise<void> {
       `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${rawCell} | ${(r.rps / r.raw.rps).toFixed(2)} |${rounds}${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`,
     );
   }
+}
+
+/** A fresh database on the benchmark's server; `drop()` removes it. */
+async function freshDatabase(admin: postgres.Sql, label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `shortener_bench_${label}_${Date.now()}`;
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(PG);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: async () => void (await admin.unsafe(`drop database if exists ${name} with (force)`)) };
+}
+
+/** BENCH_COMPARE: this checkout against another, each case loaded on both in alternating order. */
+async function compare(otherRoot: string): Promise<void> {
+  const admin = postgres(PG, { max: 1, onnotice: () => {} });
+  const sides = [
+    { label: "this", root: ROOT },
+    { label: "other", root: otherRoot },
+  ].map((side) => ({ ...side, port: 0, host: "", process: undefined as ChildProcess | undefined, database: undefined as Awaited<ReturnType<typeof freshDatabase>> | undefined }));
+  const rows: string[] = [];
+  try {
+    for (const side of sides) {
+      side.database = await freshDatabase(admin, side.label);
+      side.port = await freePort();
+      side.host = `localhost:${side.port}`;
+      side.process = await start(
+        ["--import", "tsx", "launcher/src/main.ts"],
+        { PORT: String(side.port), DATABASE_URL: side.database.url, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" },
+        side.root,
+      );
+      await createLinks(side.port);
+      await wrkWarmup(`http://127.0.0.1:${side.port}/plain`, side.host, 5);
+    }
+    const [mine, other] = sides as [(typeof sides)[number], (typeof sides)[number]];
+    const load = async (side: typeof mine, path: string, varied: boolean) => {
+      await wrkWarmup(`http://127.0.0.1:${side.port}${path}`, side.host);
+      return wrk(`http://127.0.0.1:${side.port}${path}`, side.host, 64, varied);
+    };
+    const cases = [
+      ["plain", "plain cached link", "/plain", false],
+      ["varied", "plain cached link, varied visitors", "/plain", true],
+      ["targeting", "platform-targeting link", "/targeted", false],
+      ["limited", "click-limited link", "/limited", false],
+    ] as const;
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    for (const [key, name, path, varied] of cases) {
+      if (!CASES.has(key)) continue;
+      const mineRps: number[] = [];
+      const otherRps: number[] = [];
+      const ratios: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // Swapped every round: a machine slowing down (or speeding up) over a round favours neither side.
+        const order = round % 2 === 0 ? [other, mine] : [mine, other];
+        const loads = new Map<typeof mine, Load>();
+        for (const side of order) loads.set(side, await load(side, path, varied));
+        const a = loads.get(mine) as Load;
+        const b = loads.get(other) as Load;
+        if (a.non3xx + a.socketErrors + b.non3xx + b.socketErrors > 0) console.log(`  round ${round + 1}: errors! this ${JSON.stringify(a)} other ${JSON.stringify(b)}`);
+        mineRps.push(a.rps);
+        otherRps.push(b.rps);
+        ratios.push(a.rps / b.rps);
+        console.log(`${name}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s, other ${b.rps.toFixed(0)} req/s, ratio ${(a.rps / b.rps).toFixed(3)}`);
+      }
+      const sorted = [...ratios].sort((x, y) => x - y);
+      rows.push(
+        `| ${name} | ${median(mineRps).toFixed(0)} | ${median(otherRps).toFixed(0)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
+      );
+    }
+  } finally {
+    for (const side of sides) if (side.process) await stop(side.process);
+    for (const side of sides) await side.database?.drop();
+    await admin.end();
+  }
+  console.log(`\nRedirect comparison: this checkout (${ROOT}) against ${otherRoot}; wrk -t1 -c64 -d${DURATION}s, ${ROUNDS} rounds a case, order swapped each round, ${new Date().toISOString()}\n`);
+  console.log("| case | this: median req/s | other: median req/s | ratio this ÷ other: median | range | every round |");
+  console.log("|---|---:|---:|---:|---|---|");
+  for (const row of rows) console.log(row);
 }
 
 function wrkWarmup(url: string, host: string, seconds = 2): Promise<void> {
