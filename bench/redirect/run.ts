@@ -21,9 +21,13 @@
  * the other, BENCH_ROUNDS times (default 8), the order swapped every round, so the machine's drift
  * falls on both alike. Prints each side's median requests/s and the median and range of the
  * per-round ratio (this checkout ÷ the other).
+ *
+ * BENCH_PROFILE=1 runs the Postgres part's server under `node --cpu-prof` and prints, for each case's
+ * measured round, where its busy time went per visit: the socket write (the kernel's loopback send),
+ * garbage collection, and everything else (the handler, node:http, lookups, click grouping).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,9 +46,11 @@ const KEY = `shk_${"B".repeat(40)}`;
 const PARTS = new Set((process.env.BENCH_PARTS ?? "embedded,postgres,two").split(","));
 /** Which link cases to load in the embedded and Postgres parts, comma-separated. */
 const CASES = new Set((process.env.BENCH_CASES ?? "plain,varied,targeting,limited").split(","));
+const PROFILE = process.env.BENCH_PROFILE === "1";
 const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
-type Load = { rps: number; p50: number; p99: number; non3xx: number; socketErrors: number };
+/** `requests`: answered in the measured run; `window`: when it ran, in µs of the monotonic clock (a CPU profile's clock). */
+type Load = { rps: number; p50: number; p99: number; non3xx: number; socketErrors: number; requests: number; window?: [number, number] };
 /** A case and the raw server loaded the same way right before it. */
 type Result = Load & { name: string; raw: Load; ratios: number[] };
 
@@ -74,7 +80,7 @@ function wrk(url: string, host: string, connections = 64, varied = false): Promi
       const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
       const socketErrors = socket ? socket.slice(1).reduce((n, v) => n + Number(v), 0) : 0;
       if (!Number.isFinite(rps)) reject(new Error(`wrk output not understood:\n${out}`));
-      else resolve({ rps, p50, p99, non3xx, socketErrors });
+      else resolve({ rps, p50, p99, non3xx, socketErrors, requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0) });
     });
   });
 }
@@ -151,6 +157,7 @@ async function main(): Promise<void> {
   }
   if (COMPARE) return compare(COMPARE);
   const results: Result[] = [];
+  const profiles: string[] = [];
   const port = await freePort();
   const host = `localhost:${port}`;
   // The ceiling: a raw server that stays up the whole run, loaded the same way right before each case,
@@ -180,7 +187,9 @@ async function main(): Promise<void> {
     measure(name, varied, async () => {
       // A short warm-up fills the caches and the JIT; then the measured run.
       await wrkWarmup(`http://127.0.0.1:${port}${path}`, host);
-      return wrk(`http://127.0.0.1:${port}${path}`, host, 64, varied);
+      const from = monotonicUs();
+      const load = await wrk(`http://127.0.0.1:${port}${path}`, host, 64, varied);
+      return { ...load, window: [from, monotonicUs()] };
     });
 
   // 2. Embedded: one process, PGlite.
@@ -202,7 +211,13 @@ async function main(): Promise<void> {
   const database = await freshDatabase(admin, "run");
   const url = database.url;
   try {
-    const first = await start(["--import", "tsx", "launcher/src/main.ts"], { PORT: String(port), DATABASE_URL: url, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" });
+    const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), "shortener-profile-")) : undefined;
+    const first = await start([...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", "launcher/src/main.ts"], {
+      PORT: String(port),
+      DATABASE_URL: url,
+      ADMIN_API_KEY: KEY,
+      RATE_LIMIT_PER_MINUTE: "1000000",
+    });
     await createLinks(port);
     await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
     if (PARTS.has("postgres")) {
@@ -225,11 +240,22 @@ async function main(): Promise<void> {
         await wrkWarmup(`http://127.0.0.1:${secondPort}/plain`, host);
         const [a, b] = await Promise.all([wrk(`http://127.0.0.1:${port}/plain`, host, 32), wrk(`http://127.0.0.1:${secondPort}/plain`, host, 32)]);
         console.log(`first process: ${JSON.stringify(a)}\nsecond process: ${JSON.stringify(b)}`);
-        return { rps: a.rps + b.rps, p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99), non3xx: a.non3xx + b.non3xx, socketErrors: a.socketErrors + b.socketErrors };
+        return {
+          rps: a.rps + b.rps,
+          p50: Math.max(a.p50, b.p50),
+          p99: Math.max(a.p99, b.p99),
+          non3xx: a.non3xx + b.non3xx,
+          socketErrors: a.socketErrors + b.socketErrors,
+          requests: a.requests + b.requests,
+        };
       });
       await stop(second);
     }
     await stop(first);
+    if (profileDir) {
+      profiles.push(...profileBreakdowns(profileDir, results));
+      rmSync(profileDir, { recursive: true, force: true });
+    }
   } finally {
     await database.drop();
     await admin.end();
@@ -249,6 +275,65 @@ async function main(): Promise<void> {
       `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${rawCell} | ${(r.rps / r.raw.rps).toFixed(2)} |${rounds}${errors ? ` ${r.non3xx} non-3xx, ${r.socketErrors} socket errors` : ""}`,
     );
   }
+  if (profiles.length) {
+    console.log("\nCPU profile of the Postgres part's server (BENCH_PROFILE=1), per visit in each case's measured round:\n");
+    console.log("| case | busy µs | socket write µs | GC µs | everything else µs | everything else, share of busy |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const row of profiles) console.log(row);
+  }
+}
+
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+type CpuProfile = {
+  nodes: Array<{ id: number; callFrame: { functionName: string } }>;
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+};
+/** What the kernel's send is sampled as: node's stream writes, which write to the socket synchronously. */
+const SOCKET_WRITES = new Set(["writeLatin1String", "writeUtf8String", "writeBuffer", "writev", "writeUcs2String"]);
+
+/**
+ * One table row per case measured in this process: the samples of the main thread's profile that fall
+ * in the case's measured round, split into idle, GC, socket writes and the rest, per visit.
+ */
+function profileBreakdowns(dir: string, results: Result[]): string[] {
+  // The main thread's profile is the largest (the launcher's worker threads write their own).
+  const file = readdirSync(dir)
+    .map((name) => join(dir, name))
+    .sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  if (!file) return [];
+  const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
+  const names = new Map(profile.nodes.map((n) => [n.id, n.callFrame.functionName]));
+  const rows: string[] = [];
+  for (const r of results) {
+    if (!r.window || !r.name.startsWith("postgres:")) continue;
+    const [from, to] = r.window;
+    let t = profile.startTime;
+    let total = 0;
+    let idle = 0;
+    let gc = 0;
+    let write = 0;
+    profile.samples.forEach((id, i) => {
+      t += profile.timeDeltas[i] ?? 0;
+      if (t < from || t > to) return;
+      const dt = profile.timeDeltas[i + 1] ?? 0;
+      const name = names.get(id) ?? "";
+      total += dt;
+      if (name === "(idle)") idle += dt;
+      else if (name === "(garbage collector)") gc += dt;
+      else if (SOCKET_WRITES.has(name)) write += dt;
+    });
+    const busy = total - idle;
+    if (!r.requests || busy <= 0) continue;
+    const per = (us: number) => (us / r.requests).toFixed(2);
+    const rest = busy - write - gc;
+    rows.push(`| ${r.name} | ${per(busy)} | ${per(write)} | ${per(gc)} | ${per(rest)} | ${((100 * rest) / busy).toFixed(1)} % |`);
+  }
+  return rows;
 }
 
 /** A fresh database on the benchmark's server; `drop()` removes it. */
