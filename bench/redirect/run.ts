@@ -27,7 +27,7 @@
  * garbage collection, and everything else (the handler, node:http, lookups, click grouping).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,8 +44,17 @@ const PG = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432
 const KEY = `shk_${"B".repeat(40)}`;
 /** Which parts to run, comma-separated: raw (always), embedded, postgres, two. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? "embedded,postgres,two").split(","));
-/** Which link cases to load in the embedded and Postgres parts, comma-separated. */
-const CASES = new Set((process.env.BENCH_CASES ?? "plain,varied,targeting,limited").split(","));
+/** The link cases: the path visited, and whether as varied visitors (varied-visitors.lua). The embedded part skips `varied`. */
+const LINK_CASES = [
+  { key: "plain", name: "plain cached link", path: "/plain", varied: false },
+  { key: "varied", name: "plain cached link, varied visitors", path: "/plain", varied: true },
+  { key: "targeting", name: "platform-targeting link", path: "/targeted", varied: false },
+  { key: "limited", name: "click-limited link", path: "/limited", varied: false },
+] as const;
+/** Which link cases to load in the embedded and Postgres parts (or the comparison), comma-separated. */
+const CASES = new Set((process.env.BENCH_CASES ?? LINK_CASES.map((c) => c.key).join(",")).split(","));
+for (const key of CASES) if (!LINK_CASES.some((c) => c.key === key)) throw new Error(`BENCH_CASES: unknown case "${key}" (known: ${LINK_CASES.map((c) => c.key).join(", ")})`);
+const chosenCases = (part: "embedded" | "postgres") => LINK_CASES.filter((c) => CASES.has(c.key) && (part === "postgres" || !c.varied));
 const PROFILE = process.env.BENCH_PROFILE === "1";
 const UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
@@ -199,9 +208,7 @@ async function main(): Promise<void> {
     await createLinks(port);
     // A fresh process: let the JIT and the heap settle before the first measured case.
     await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
-    if (CASES.has("plain")) await run("embedded: plain cached link", "/plain");
-    if (CASES.has("targeting")) await run("embedded: platform-targeting link", "/targeted");
-    if (CASES.has("limited")) await run("embedded: click-limited link", "/limited");
+    for (const c of chosenCases("embedded")) await run(`embedded: ${c.name}`, c.path, c.varied);
     await stop(embedded);
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -221,10 +228,7 @@ async function main(): Promise<void> {
     await createLinks(port);
     await wrkWarmup(`http://127.0.0.1:${port}/plain`, host, 5);
     if (PARTS.has("postgres")) {
-      if (CASES.has("plain")) await run("postgres: plain cached link", "/plain");
-      if (CASES.has("varied")) await run("postgres: plain cached link, varied visitors", "/plain", true);
-      if (CASES.has("targeting")) await run("postgres: platform-targeting link", "/targeted");
-      if (CASES.has("limited")) await run("postgres: click-limited link", "/limited");
+      for (const c of chosenCases("postgres")) await run(`postgres: ${c.name}`, c.path, c.varied);
       // How far identical clicks were added up: clicks recorded against rows written, per link.
       const db = postgres(url, { max: 1, onnotice: () => {} });
       const grouped = await db<Array<{ alias: string; clicks: string; rows: string }>>`
@@ -347,6 +351,9 @@ async function freshDatabase(admin: postgres.Sql, label: string): Promise<{ url:
 
 /** BENCH_COMPARE: this checkout against another, each case loaded on both in alternating order. */
 async function compare(otherRoot: string): Promise<void> {
+  if (!existsSync(join(otherRoot, "launcher/src/main.ts")) || !existsSync(join(otherRoot, "node_modules"))) {
+    throw new Error(`BENCH_COMPARE: ${otherRoot} is not an installed checkout (launcher/src/main.ts and node_modules are needed)`);
+  }
   const admin = postgres(PG, { max: 1, onnotice: () => {} });
   const sides = [
     { label: "this", root: ROOT },
@@ -371,15 +378,12 @@ async function compare(otherRoot: string): Promise<void> {
       await wrkWarmup(`http://127.0.0.1:${side.port}${path}`, side.host);
       return wrk(`http://127.0.0.1:${side.port}${path}`, side.host, 64, varied);
     };
-    const cases = [
-      ["plain", "plain cached link", "/plain", false],
-      ["varied", "plain cached link, varied visitors", "/plain", true],
-      ["targeting", "platform-targeting link", "/targeted", false],
-      ["limited", "click-limited link", "/limited", false],
-    ] as const;
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-    for (const [key, name, path, varied] of cases) {
-      if (!CASES.has(key)) continue;
+    const median = (xs: number[]) => {
+      const sorted = [...xs].sort((a, b) => a - b);
+      const mid = sorted.length / 2;
+      return Number.isInteger(mid) ? ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2 : (sorted[Math.floor(mid)] as number);
+    };
+    for (const { name, path, varied } of chosenCases("postgres")) {
       const mineRps: number[] = [];
       const otherRps: number[] = [];
       const ratios: number[] = [];
