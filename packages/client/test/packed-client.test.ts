@@ -9,8 +9,8 @@ import { freePort } from "@shortener/db/testing";
 import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
 
 /**
- * CONTRACT §16: `@shortener/client` as a service outside this repository gets it. The test builds the
- * package, packs it with pnpm, installs the tarball with npm into a new project in the system's
+ * CONTRACT §16: `@shortener/client` as a service outside this repository gets it. The test packs the
+ * package with pnpm (its `prepack` builds it), installs the tarball with npm into a new project in the system's
  * temporary folder (no workspace above it), type-checks a consumer with `tsc --strict` (each
  * `@ts-expect-error` line must be an error, or tsc fails), then runs the compiled consumer against a
  * live server. Needs the npm registry (or npm's offline cache) for @trpc/* and typescript.
@@ -93,10 +93,9 @@ console.log(JSON.stringify({ role: account.role, shortUrl, status, sameAlias: fe
 
 describe("@shortener/client, packed and installed outside the workspace", () => {
   it("builds, packs without catalog:/workspace: versions, type-checks a strict consumer, and calls a live server", async () => {
-    // 1. Build: JavaScript by tsc, the declarations with the router's types inside (scripts/build-types.mjs).
-    await pnpm(["--filter", "@shortener/client", "build"], ROOT);
-
-    // 2. Pack, as `pnpm publish` would.
+    // 1–2. Pack, as `pnpm publish` would. `prepack` builds first, from a clean dist/: JavaScript by tsc,
+    // the declarations with the router's types inside (scripts/build-types.mjs).
+    rmSync(join(CLIENT, "dist"), { recursive: true, force: true });
     const packDir = join(work, "pack");
     mkdirSync(packDir);
     await pnpm(["pack", "--pack-destination", packDir], CLIENT);
