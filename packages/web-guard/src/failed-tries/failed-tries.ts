@@ -39,12 +39,6 @@ export type FailedTries = {
    * window is used up, without asking the store again.
    */
   begin(address: string | undefined, target: TryTarget): Promise<TryVerdict>;
-  /**
-   * Seconds until the client may try `target` again, as far as this process knows without asking the
-   * store (a window it saw used up), else 0. For requests that need no try (an API key this process has
-   * already verified) but must still be refused while their client is locked out.
-   */
-  blockedFor(address: string | undefined, target: TryTarget): number;
   /** The store in use now: `redis`, `postgres` or `memory` (while the shared store fails). */
   storeName(): string;
   close(): Promise<void>;
@@ -92,11 +86,6 @@ export function createFailedTries(options: {
   return {
     limit,
     storeName: () => (isFallingBack ? fallback.name : store.name),
-    blockedFor(address, target) {
-      const until = blocked.get(`${target}|${clientGroup(address)}`);
-      const at = now();
-      return until !== undefined && until > at ? Math.max(1, Math.ceil((until - at) / 1000)) : 0;
-    },
     async begin(address, target) {
       const key = `${target}|${clientGroup(address)}`;
       const at = now();
