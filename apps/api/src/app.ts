@@ -222,7 +222,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   // Public: the OpenAPI document and its reference page, without a key (CONTRACT §16).
   openApiRoutes(app, scopeOfRoutes(app));
 
-  await registerTrpc(app, { deps, guard, sessionGuard, router: appRouter, prefix: "/trpc", qr });
+  await registerTrpc(app, { deps, guard, sessionGuard, failedTries, router: appRouter, prefix: "/trpc", qr });
   // The dashboard (CONTRACT §19): its sign-in and sign-out, and its static files.
   sessionRoutes(app, deps, failedTries, sessionGuard);
   dashboardRoutes(app, deps.config.dashboardDir);

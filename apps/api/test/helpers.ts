@@ -2,7 +2,7 @@ import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from "@trp
 import type { FastifyInstance, InjectOptions } from "fastify";
 import type { Database } from "@shortener/db";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
-import { createFailedTries, createPostgresStore, type FailedTries, type FailedTryLimit } from "@shortener/web-guard";
+import { createFailedTries, createPostgresStore, type AccountTryLimit, type FailedTries, type FailedTryLimit } from "@shortener/web-guard";
 import { createApi, DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps, type AppRouter } from "../src/index.ts";
 
 export type TestApi = {
@@ -24,9 +24,12 @@ export const UNLIMITED: Pick<ApiConfig, "rateLimitPerMinute"> = { rateLimitPerMi
 /** Failed tries (unknown keys, wrong stats passwords) the suites may make; limit tests set their own. */
 export const MANY_TRIES: FailedTryLimit = { max: 1_000_000, windowMs: 60_000 };
 
+/** Sign-in guesses per account the suites may make (with MANY_TRIES); limit tests get the real rule. */
+export const MANY_ACCOUNT_TRIES: AccountTryLimit = { free: 1_000_000, windowMs: 60_000, baseDelayMs: 1, maxDelayMs: 1 };
+
 /** The failed-try limiter of a test API: counted in the test's database, with `limit`. */
 export function testFailedTries(database: Database, limit: FailedTryLimit = MANY_TRIES): FailedTries {
-  return createFailedTries({ store: createPostgresStore(database), limit });
+  return createFailedTries({ store: createPostgresStore(database), limit, ...(limit === MANY_TRIES ? { accountLimit: MANY_ACCOUNT_TRIES } : {}) });
 }
 
 export async function createTestApi(config: Partial<ApiConfig> = {}, deps: Partial<Pick<ApiDeps, "enqueueImport" | "now">> & { failedTryLimit?: FailedTryLimit } = {}): Promise<TestApi> {

@@ -142,13 +142,16 @@ describe("failed authentication, limited per client address", () => {
     expect(locked.statusCode).toBe(429);
     expect(locked.body).toBe(TOO_MANY);
     expect(Number(locked.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-    // Even a valid key: a locked-out address cannot go on guessing (docs/adr/0006-rate-limits.md).
-    expect((await from("10.0.0.1", bearer(apiKey))).statusCode).toBe(429);
-    expect((await app.inject({ method: "GET", url: "/trpc/account.get", remoteAddress: "10.0.0.1", headers: bearer(apiKey) })).statusCode).toBe(429);
+    // A valid key is answered, with its own limit: only guesses are refused (CONTRACT §15 ✦).
+    const valid = await from("10.0.0.1", bearer(apiKey));
+    expect(valid.statusCode).toBe(200);
+    expect(limitOf(valid)).toEqual({ limit: "100", remaining: "99" });
+    expect((await app.inject({ method: "GET", url: "/trpc/account.get", remoteAddress: "10.0.0.1", headers: bearer(apiKey) })).statusCode).toBe(200);
+    expect((await from("10.0.0.1", bearer("shk_wrongwrongwrongwrongwrongwrongwrongwron"))).statusCode).toBe(429);
     // Another address is not affected.
     const elsewhere = await from("10.0.0.2", bearer(apiKey));
     expect(elsewhere.statusCode).toBe(200);
-    expect(limitOf(elsewhere)).toEqual({ limit: "100", remaining: "99" });
+    expect(limitOf(elsewhere)).toEqual({ limit: "100", remaining: "97" });
     expect((await from("10.0.0.2")).statusCode).toBe(401);
   });
 

@@ -4,7 +4,7 @@ export type { TryCount, TryStore } from "./failed-tries/store.ts";
 export { createMemoryStore } from "./failed-tries/memory-store.ts";
 export { createPostgresStore, sweepFailedTries } from "./failed-tries/postgres-store.ts";
 export { createRedisStore } from "./failed-tries/redis-store.ts";
-export { createFailedTries, openFailedTries, type FailedTries, type FailedTriesLog, type TryTarget, type TryVerdict } from "./failed-tries/failed-tries.ts";
+export { ACCOUNT_TRY_LIMIT, createFailedTries, openFailedTries, type AccountTryLimit, type FailedTries, type FailedTriesLog, type TryTarget, type TryVerdict } from "./failed-tries/failed-tries.ts";
 export { issuePass, isValidPass, passCookieHeader, readCookie, PASS_LIFETIME_SECONDS } from "./passes/pass-cookie.ts";
 export { loggableError, type LoggableError } from "./logging/loggable-error.ts";
 export { closeRedis, connectRedis } from "./redis.ts";

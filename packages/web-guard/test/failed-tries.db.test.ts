@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { queryRows, type Database } from "@shortener/db";
 import { openTestDb } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFailedTries, createMemoryStore, createPostgresStore, createRedisStore, FAILED_TRY_LIMIT, sweepFailedTries, type TryStore } from "../src/index.ts";
+import { ACCOUNT_TRY_LIMIT, createFailedTries, createMemoryStore, createPostgresStore, createRedisStore, FAILED_TRY_LIMIT, sweepFailedTries, type TryStore } from "../src/index.ts";
 import { openTestRedis, type TestRedis } from "../src/testing.ts";
 
 /**
@@ -147,6 +147,60 @@ describe("when the shared store fails", () => {
     expect(verdicts.filter((v) => v.isAllowed)).toHaveLength(2);
     expect(tries.storeName()).toBe("memory");
     expect(logged).toHaveLength(1);
+    await tries.close();
+  });
+});
+
+describe("sign-in guesses per account (CONTRACT §15)", () => {
+  let account = 0;
+  const nextAccount = () => `acct${++account}-${Math.random().toString(36).slice(2, 8)}`;
+
+  it.each(stores)("on %s: 200 concurrent guesses at one account from many addresses: the 5 free ones and 1 more go through", async (_name, makeStore) => {
+    const tries = createFailedTries({ store: makeStore() });
+    const a = nextAccount();
+    const verdicts = await Promise.all(Array.from({ length: 200 }, () => tries.beginAccount(a)));
+    expect(verdicts.filter((v) => v.isAllowed)).toHaveLength(ACCOUNT_TRY_LIMIT.free + 1);
+    for (const v of verdicts) if (!v.isAllowed) expect(v.retryAfter).toBeLessThanOrEqual(ACCOUNT_TRY_LIMIT.maxDelayMs / 1000);
+    // Another account is not affected.
+    expect((await tries.beginAccount(nextAccount())).isAllowed).toBe(true);
+    await tries.close();
+  });
+
+  it.each([
+    ["the database", (now: () => number) => createPostgresStore(database, { now })],
+    ["memory", () => createMemoryStore()],
+  ])("on %s: after the free guesses, waits of 1, 2, 4, 8, 10, 10 minutes, never longer; a refused guess does not lengthen them", async (_name, make) => {
+    let clock = Date.parse("2026-11-22T10:00:00Z");
+    const now = () => clock;
+    const tries = createFailedTries({ store: make(now), now });
+    const a = nextAccount();
+    for (let i = 0; i < ACCOUNT_TRY_LIMIT.free + 1; i++) expect((await tries.beginAccount(a)).isAllowed).toBe(true);
+    const waits: number[] = [];
+    for (const expected of [60, 120, 240, 480, 600, 600, 600]) {
+      const refused = await tries.beginAccount(a);
+      if (refused.isAllowed) throw new Error("expected a wait");
+      waits.push(refused.retryAfter);
+      // Guessing again during the wait changes nothing.
+      clock += (refused.retryAfter - 1) * 1000;
+      expect(await tries.beginAccount(a)).toMatchObject({ isAllowed: false, retryAfter: 1 });
+      clock += 1000;
+      expect((await tries.beginAccount(a)).isAllowed, `after ${expected} s`).toBe(true);
+    }
+    expect(waits).toEqual([60, 120, 240, 480, 600, 600, 600]);
+    // The window ends a day after it began: the free guesses are back.
+    clock = Date.parse("2026-11-23T10:00:01Z");
+    expect(await tries.beginAccount(a)).toMatchObject({ isAllowed: true, count: 1 });
+    await tries.close();
+  });
+
+  it("a right guess takes one back, never resets the count", async () => {
+    const tries = createFailedTries({ store: createMemoryStore(), accountLimit: { ...ACCOUNT_TRY_LIMIT, free: 2 } });
+    const a = nextAccount();
+    const first = await tries.beginAccount(a);
+    const second = await tries.beginAccount(a);
+    if (!first.isAllowed || !second.isAllowed) throw new Error("expected allowed");
+    await second.refund();
+    expect(await tries.beginAccount(a)).toMatchObject({ isAllowed: true, count: 2 });
     await tries.close();
   });
 });

@@ -5,7 +5,7 @@ import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
 import { createEventData } from "../serialize/events.ts";
 import type { KeyCache } from "./key-cache.ts";
-import { applyTryHeaders, tooManyAttempts, type RateLimiter } from "./rate-limit.ts";
+import { applyTryHeaders, type RateLimiter } from "./rate-limit.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -23,12 +23,12 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 
 /**
  * Authenticates a request and counts it against the limits (CONTRACT §1, §10, §15), for REST and tRPC
- * alike. A key this process has verified lately is used at once (no try counted), unless its client is
- * locked out as far as this process knows (429). Any other request — no key, an unknown key, a key not
- * in memory — is a try of the client group at `key`, counted before the key is looked up: past the
- * limit it is a 429 without a lookup; an unknown or missing key is a 401; a live key takes its try back.
- * Then the key's own request limit: `cost` requests (429 past it). Throws an `HttpError`; the headers
- * are set on `reply`.
+ * alike. The key is looked up first (this process's cache, else one read), the same way whatever its
+ * client did: a live key gets its normal answer, limited only by its own request limit (`cost`
+ * requests, 429 past it), even from an address or /64 that is blocked for failed tries. Only a failure
+ * — no key, an unknown, revoked or expired one — is a try of the client group at `key`: a 401 within the
+ * limit, a 429 past it (answered from memory, without a store call, once this process knows the window
+ * is used up). Throws an `HttpError`; the headers are set on `reply` (docs/adr/0020-failed-try-limits.md).
  */
 export type Guard = (request: FastifyRequest, reply: FastifyReply, cost?: number) => Promise<Authenticated>;
 
@@ -56,26 +56,19 @@ export function assertScope(auth: Authenticated, scope: Scope): void {
 }
 
 /**
- * The bearer key of a request, with its failed tries counted as `createGuard` says: the key, null for
- * none or an unknown one (a counted failed try), or a thrown 429. The stats page uses it for owner keys.
+ * The bearer key of a request, with its failures counted as `createGuard` says: the live key (never
+ * refused for its client's failed tries), null for none or an unknown one (a counted failed try), or a
+ * thrown 429 once its client has used up its tries. The stats page uses it for owner keys.
  */
 export async function authenticateRequest(request: FastifyRequest, reply: FastifyReply, keys: KeyCache, failedTries: FailedTries): Promise<Authenticated | null> {
   const token = bearerToken(request);
-  const known = token ? keys.peek(token) : undefined;
-  if (known) {
-    const wait = failedTries.blockedFor(request.ip, "key");
-    if (wait > 0) {
-      reply.headers({ "x-ratelimit-limit": failedTries.limit.max, "x-ratelimit-remaining": 0, "retry-after": wait, "x-ratelimit-reset": Math.ceil(Date.now() / 1000) + wait });
-      throw tooManyAttempts();
-    }
-    return known;
-  }
+  const auth = token ? await keys.authenticate(token) : null;
+  if (auth) return auth;
+  // Counted after the check: a key has 238 random bits (`ADMIN_API_KEY` at least 32 characters), so what a burst of checks could reveal is
+  // nothing; what the limit saves is the work of answering a guesser (docs/adr/0020-failed-try-limits.md).
   const verdict = await failedTries.begin(request.ip, "key");
   applyTryHeaders(reply, failedTries.limit.max, verdict);
-  if (!verdict.isAllowed) return null;
-  const auth = token ? await keys.authenticate(token) : null;
-  if (auth) await verdict.refund();
-  return auth;
+  return null;
 }
 
 /** The core context of an authenticated request. */

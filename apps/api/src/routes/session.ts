@@ -5,6 +5,7 @@ import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
 import { rejectNul } from "../http/nul.ts";
 import { applyTryHeaders } from "../http/rate-limit.ts";
+import { beginPasswordTry, type PasswordTry } from "../http/sign-in-tries.ts";
 import { clearedSessionCookie, isHttps, sessionCookie, sessionToken, type SessionGuard } from "../http/session.ts";
 import { toUserJson } from "../serialize/users.ts";
 
@@ -23,7 +24,8 @@ function requireJson(request: FastifyRequest): void {
 /**
  * `POST /app/session` signs in (email + password, or a one-time API key for a user without a password)
  * and sets the session cookie; `DELETE /app/session` signs this session out. Every sign-in is a try of
- * the client at `login`, counted before it is checked (CONTRACT §15): past 10 in 15 minutes, 429.
+ * the client at `login`, counted before it is checked (CONTRACT §15): past 10 in 15 minutes, 429. A
+ * password is a guess at its account too (`beginPasswordTry`): a few an hour, whatever the addresses.
  */
 export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: FailedTries, sessionGuard: SessionGuard): void {
   const sys = { db: deps.database.db, now: deps.now };
@@ -33,16 +35,24 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
     const body = (request.body ?? {}) as Record<string, unknown>;
     // A NUL in any field is a 422 naming it, like every other input (CONTRACT §15), not a database error.
     rejectNul([["", body]]);
-    const verdict = await failedTries.begin(request.ip, "login");
-    applyTryHeaders(reply, failedTries.limit.max, verdict);
-    const found =
-      body.api_key !== undefined ? await checkKeySignIn(sys, { api_key: body.api_key as string }) : await checkPasswordSignIn(sys, { email: body.email as string, password: body.password as string });
+    let passwordTry: PasswordTry | undefined;
+    let found: { userId: number } | null;
+    if (body.api_key !== undefined) {
+      const verdict = await failedTries.begin(request.ip, "login");
+      applyTryHeaders(reply, failedTries.limit.max, verdict);
+      found = await checkKeySignIn(sys, { api_key: body.api_key as string });
+      if (found && verdict.isAllowed) await verdict.refund();
+    } else {
+      passwordTry = await beginPasswordTry(request, reply, failedTries, deps.config.secret, typeof body.email === "string" ? body.email : "");
+      found = await checkPasswordSignIn(sys, { email: body.email as string, password: body.password as string });
+      if (found) await passwordTry.succeeded();
+    }
     if (!found) throw unauthenticated();
-    if (verdict.isAllowed) await verdict.refund();
     const created = await createSession(sys, found.userId, request.headers["user-agent"]);
     const ctx = { ...sys, actor: { userId: found.userId, role: "user" as const } };
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx }), hasPassword({ ctx })]);
-    reply.header("set-cookie", sessionCookie(deps.config.secret, created.token, isHttps(request))).header("cache-control", "no-store");
+    const session = sessionCookie(deps.config.secret, created.token, isHttps(request));
+    reply.header("set-cookie", passwordTry ? [session, passwordTry.deviceCookie(isHttps(request))] : session).header("cache-control", "no-store");
     return { data: sessionJson(user, isPasswordSet, created.csrfToken), status: 200 };
   });
 

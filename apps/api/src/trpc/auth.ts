@@ -1,4 +1,4 @@
-import { deleteUserSession, deleteUserSessions, getAccount, hasPassword, IdInput, listUserSessions, setPassword, SetPasswordInput } from "@shortener/core";
+import { deleteUserSession, deleteUserSessions, getAccount, hasPassword, IdInput, listUserSessions, setPassword, SetPasswordInput, ValidationError } from "@shortener/core";
 import { sessionJson } from "../serialize/sessions.ts";
 import { toUserJson } from "../serialize/users.ts";
 import { router, scoped } from "./init.ts";
@@ -14,11 +14,27 @@ export const authRouter = router({
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx: ctx.core }), hasPassword({ ctx: ctx.core })]);
     return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: ctx.session?.csrfToken ?? null };
   }),
-  /** Sets the password (the current one is needed once one is set). */
+  /**
+   * Sets the password (the current one is needed once one is set). A `current_password` is a guess at
+   * the account's password, counted before it is checked like a sign-in (CONTRACT §15): a stolen session
+   * gets no more guesses than a stranger. A wrong one stays counted; anything else takes it back.
+   */
   setPassword: scoped("account")
     .input(SetPasswordInput)
     .mutation(async ({ ctx, input }) => {
-      await setPassword({ ctx: ctx.core, input });
+      if (!input.current_password) {
+        await setPassword({ ctx: ctx.core, input });
+        return { has_password: true };
+      }
+      const { email } = await getAccount({ ctx: ctx.core });
+      const guess = await ctx.beginPasswordTry(email);
+      try {
+        await setPassword({ ctx: ctx.core, input });
+      } catch (error) {
+        if (!(error instanceof ValidationError)) await guess.succeeded();
+        throw error;
+      }
+      await guess.succeeded();
       return { has_password: true };
     }),
   /** The user's signed-in devices: live sessions, the most recently used first; `current` marks this one. */

@@ -2,6 +2,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
 import { hasScope, type Ctx, type QrCache, type Scope, type WebhookTargetOptions } from "@shortener/core";
 import type { DomainVerbs } from "../domain-policy.ts";
+import type { PasswordTry } from "../http/sign-in-tries.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { rejectNul } from "../http/nul.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
@@ -10,6 +11,8 @@ import { formatTrpcError, toTrpcError } from "./errors.ts";
  * What every procedure gets: a core context acting as the key's user, the key and its scopes, the
  * serialisers, the configured domain verbs, webhook target rules and the QR codes. `session`: the
  * dashboard session the request came with (cookie), or null for a bearer key (docs/adr/0028-dashboard.md).
+ * `beginPasswordTry`: counts a guess of an account's password by this request (a `current_password`),
+ * like a sign-in (CONTRACT §15); a thrown 429 when refused.
  */
 export type TrpcContext = {
   core: Ctx;
@@ -21,6 +24,7 @@ export type TrpcContext = {
   webhookOptions: WebhookTargetOptions;
   qr: QrCache;
   session: { id: number; csrfToken: string } | null;
+  beginPasswordTry(email: string): Promise<PasswordTry>;
 };
 
 /**

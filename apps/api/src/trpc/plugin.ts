@@ -2,10 +2,12 @@ import type { AnyRouter } from "@trpc/server";
 import { fastifyRequestHandler, fastifyTRPCPlugin, type CreateFastifyContextOptions, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance } from "fastify";
 import { createQrCache, type QrCache } from "@shortener/core";
+import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { createDomainVerbs } from "../domain-policy.ts";
 import { coreCtx, type Guard } from "../http/auth.ts";
 import type { SessionGuard } from "../http/session.ts";
+import { beginPasswordTry } from "../http/sign-in-tries.ts";
 import { createSerializers } from "../serialize/resources.ts";
 import { HttpError, RETRY_AFTER_SECONDS } from "../errors.ts";
 import { toTrpcError } from "./errors.ts";
@@ -33,8 +35,11 @@ function isValidHost(host: string | undefined, url: string): boolean {
  * through the same guard as REST: the same key, the same limits (a batch counts each of its calls).
  * Its failures reach every call of the batch as tRPC errors (401 UNAUTHORIZED, 429 TOO_MANY_REQUESTS).
  */
-export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDeps; guard: Guard; sessionGuard?: SessionGuard; router: AnyRouter; prefix: string; qr?: QrCache }): Promise<void> {
-  const { deps, guard, sessionGuard, router, prefix, qr = createQrCache() } = options;
+export async function registerTrpc(
+  app: FastifyInstance,
+  options: { deps: ApiDeps; guard: Guard; sessionGuard?: SessionGuard; failedTries?: FailedTries; router: AnyRouter; prefix: string; qr?: QrCache },
+): Promise<void> {
+  const { deps, guard, sessionGuard, failedTries, router, prefix, qr = createQrCache() } = options;
   const json = createSerializers(deps.config);
   const domains = createDomainVerbs(deps.config);
 
@@ -55,6 +60,10 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
         webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate },
         qr,
         session,
+        beginPasswordTry: (email) => {
+          if (!failedTries) throw new Error("tRPC registered without a failed-try limiter: password guesses cannot be counted");
+          return beginPasswordTry(req, res, failedTries, deps.config.secret, email);
+        },
       });
     } catch (error) {
       throw toTrpcError(error);

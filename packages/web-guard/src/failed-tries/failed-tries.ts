@@ -40,15 +40,26 @@ export type FailedTries = {
    */
   begin(address: string | undefined, target: TryTarget): Promise<TryVerdict>;
   /**
-   * Seconds until the client may try `target` again, as far as this process knows without asking the
-   * store (a window it saw used up), else 0. For requests that need no try (an API key this process has
-   * already verified) but must still be refused while their client is locked out.
+   * Counts a sign-in guess at one account (`account`: an opaque name, e.g. a hash of the email, plus the
+   * device when it is a known one), before it is checked (CONTRACT §15): the first `free` guesses of a
+   * window go through; each one after must wait behind the one before it, `baseDelayMs` doubling per
+   * guess up to `maxDelayMs`, so the delays grow but never lock the account for longer than that.
+   * Refused guesses are not counted (they do not lengthen the delay). Shared through the store.
    */
-  blockedFor(address: string | undefined, target: TryTarget): number;
+  beginAccount(account: string): Promise<TryVerdict>;
   /** The store in use now: `redis`, `postgres` or `memory` (while the shared store fails). */
   storeName(): string;
   close(): Promise<void>;
 };
+
+/**
+ * The limit of sign-in guesses per account (CONTRACT §15): 5 in a 24-hour window freely, then one
+ * guess per delay of 1, 2, 4, 8, 10, 10… minutes — about 6 an hour for a guesser on any number of
+ * addresses, and never more than 10 minutes of waiting for the owner.
+ */
+export const ACCOUNT_TRY_LIMIT: AccountTryLimit = Object.freeze({ free: 5, windowMs: 24 * 60 * 60_000, baseDelayMs: 60_000, maxDelayMs: 10 * 60_000 });
+
+export type AccountTryLimit = { readonly free: number; readonly windowMs: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
 
 export type FailedTriesLog = { error(obj: unknown, msg?: string): void };
 
@@ -60,6 +71,7 @@ export type FailedTriesLog = { error(obj: unknown, msg?: string): void };
 export function createFailedTries(options: {
   store: TryStore;
   limit?: FailedTryLimit;
+  accountLimit?: AccountTryLimit;
   now?: () => number;
   log?: FailedTriesLog;
   /** Keys this process remembers as used up (no store call for them): bounded, least recently used dropped. */
@@ -68,19 +80,20 @@ export function createFailedTries(options: {
 }): FailedTries {
   const { store } = options;
   const limit = options.limit ?? FAILED_TRY_LIMIT;
+  const accountLimit = options.accountLimit ?? ACCOUNT_TRY_LIMIT;
   const now = options.now ?? Date.now;
   const fallback = createMemoryStore();
   const blocked = new LRUCache<string, number>({ max: options.maxBlockedKeys ?? 10_000 });
   let lastFailureLog = 0;
   let isFallingBack = false;
 
-  const refused = (count: number, resetAt: number, at: number): TryVerdict => ({
+  const refused = (count: number, resetAt: number, at: number, longestMs = limit.windowMs): TryVerdict => ({
     isAllowed: false,
     count,
     remaining: 0,
     resetAt,
     // Never more than the window: a store's clock (the database's) may run a little ahead of this one.
-    retryAfter: Math.min(Math.ceil(limit.windowMs / 1000), Math.max(1, Math.ceil((resetAt - at) / 1000))),
+    retryAfter: Math.min(Math.ceil(longestMs / 1000), Math.max(1, Math.ceil((resetAt - at) / 1000))),
   });
 
   const logFailure = (error: unknown, what: string) => {
@@ -89,14 +102,23 @@ export function createFailedTries(options: {
     options.log?.error({ err: error, store: store.name }, `failed tries: the ${store.name} store failed to ${what}; counting in this process's memory meanwhile`);
   };
 
+  /** One try added to `key` in the store, or in memory while the store fails; and where it was counted. */
+  const add = async (key: string, windowMs: number, at: number) => {
+    try {
+      const result = await store.add(key, windowMs, at);
+      isFallingBack = false;
+      return { result, counter: store };
+    } catch (error) {
+      logFailure(error, "count a try");
+      isFallingBack = true;
+      return { result: await fallback.add(key, windowMs, at), counter: fallback };
+    }
+  };
+  const takeBack = (counter: TryStore, key: string) => counter.remove(key, now()).catch((error: unknown) => logFailure(error, "take a try back"));
+
   return {
     limit,
     storeName: () => (isFallingBack ? fallback.name : store.name),
-    blockedFor(address, target) {
-      const until = blocked.get(`${target}|${clientGroup(address)}`);
-      const at = now();
-      return until !== undefined && until > at ? Math.max(1, Math.ceil((until - at) / 1000)) : 0;
-    },
     async begin(address, target) {
       const key = `${target}|${clientGroup(address)}`;
       const at = now();
@@ -105,17 +127,7 @@ export function createFailedTries(options: {
         if (until > at) return refused(limit.max + 1, until, at);
         blocked.delete(key);
       }
-      let counter = store;
-      let result;
-      try {
-        result = await store.add(key, limit.windowMs, at);
-        isFallingBack = false;
-      } catch (error) {
-        logFailure(error, "count a try");
-        isFallingBack = true;
-        counter = fallback;
-        result = await fallback.add(key, limit.windowMs, at);
-      }
+      const { result, counter } = await add(key, limit.windowMs, at);
       if (result.count > limit.max) {
         blocked.set(key, result.resetAt);
         return refused(result.count, result.resetAt, at);
@@ -125,8 +137,36 @@ export function createFailedTries(options: {
         count: result.count,
         remaining: limit.max - result.count,
         resetAt: result.resetAt,
-        refund: () => counter.remove(key, now()).catch((error: unknown) => logFailure(error, "take a try back")),
+        refund: () => takeBack(counter, key),
       };
+    },
+    async beginAccount(account) {
+      const countKey = `account:${account}`;
+      const gateKey = `account-wait:${account}`;
+      const at = now();
+      const until = blocked.get(gateKey);
+      if (until !== undefined) {
+        if (until > at) return refused(accountLimit.free + 1, until, at, accountLimit.maxDelayMs);
+        blocked.delete(gateKey);
+      }
+      const { result, counter } = await add(countKey, accountLimit.windowMs, at);
+      const allowed = (resetAt: number): TryVerdict => ({
+        isAllowed: true,
+        count: result.count,
+        remaining: Math.max(0, accountLimit.free - result.count),
+        resetAt,
+        refund: () => takeBack(counter, countKey),
+      });
+      if (result.count <= accountLimit.free) return allowed(result.resetAt);
+      // Past the free guesses: one at a time, each opening a wait for the next (atomic in the store).
+      const delayMs = Math.min(accountLimit.maxDelayMs, accountLimit.baseDelayMs * 2 ** Math.min(30, result.count - accountLimit.free - 1));
+      const gate = await add(gateKey, delayMs, at);
+      if (gate.result.count > 1) {
+        await takeBack(counter, countKey);
+        blocked.set(gateKey, gate.result.resetAt);
+        return refused(result.count, gate.result.resetAt, at, accountLimit.maxDelayMs);
+      }
+      return allowed(gate.result.resetAt);
     },
     async close() {
       await store.close();
@@ -146,10 +186,16 @@ export async function openFailedTries(options: {
   redisUrl?: string | undefined;
   redisPrefix?: string;
   limit?: FailedTryLimit;
+  accountLimit?: AccountTryLimit;
   now?: () => number;
   log?: FailedTriesLog;
 }): Promise<FailedTries> {
-  const common = { ...(options.limit ? { limit: options.limit } : {}), ...(options.now ? { now: options.now } : {}), ...(options.log ? { log: options.log } : {}) };
+  const common = {
+    ...(options.limit ? { limit: options.limit } : {}),
+    ...(options.accountLimit ? { accountLimit: options.accountLimit } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  };
   if (options.redisUrl) {
     const log = options.log;
     const redis = await connectRedis(options.redisUrl, { name: "shortener-failed-tries", onError: (error) => log?.error({ err: error }, "failed tries: Redis connection error") });
