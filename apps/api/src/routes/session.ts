@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, getAccount, hasPassword } from "@shortener/core";
+import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, getAccount, hasPassword, type SessionKey } from "@shortener/core";
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
@@ -21,7 +21,8 @@ function requireJson(request: FastifyRequest): void {
 }
 
 /**
- * `POST /app/session` signs in (email + password, or a one-time API key for a user without a password)
+ * `POST /app/session` signs in (email + password, or a one-time API key for a user without a password:
+ * the account's own key or one with the `account` scope, any other a 401 like a wrong one)
  * and sets the session cookie; `DELETE /app/session` signs this session out. Every sign-in is a try of
  * the client at `login`, counted before it is checked (CONTRACT §15): past 10 in 15 minutes, 429.
  */
@@ -35,11 +36,12 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
     rejectNul([["", body]]);
     const verdict = await failedTries.begin(request.ip, "login");
     applyTryHeaders(reply, failedTries.limit.max, verdict);
-    const found =
+    // A key's session keeps the key's scopes and ends with it; a password's has the user's full rights.
+    const found: { userId: number; key?: SessionKey } | null =
       body.api_key !== undefined ? await checkKeySignIn(sys, { api_key: body.api_key as string }) : await checkPasswordSignIn(sys, { email: body.email as string, password: body.password as string });
     if (!found) throw unauthenticated();
     if (verdict.isAllowed) await verdict.refund();
-    const created = await createSession(sys, found.userId, request.headers["user-agent"]);
+    const created = await createSession(sys, found.userId, request.headers["user-agent"], found.key ?? null);
     const ctx = { ...sys, actor: { userId: found.userId, role: "user" as const } };
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx }), hasPassword({ ctx })]);
     reply.header("set-cookie", sessionCookie(deps.config.secret, created.token, isHttps(request))).header("cache-control", "no-store");

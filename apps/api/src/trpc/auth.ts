@@ -14,11 +14,11 @@ export const authRouter = router({
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx: ctx.core }), hasPassword({ ctx: ctx.core })]);
     return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: ctx.session?.csrfToken ?? null };
   }),
-  /** Sets the password (the current one is needed once one is set). */
+  /** Sets the password (the current one is needed once one is set; full rights only); the user's other sessions end. */
   setPassword: scoped("account")
     .input(SetPasswordInput)
     .mutation(async ({ ctx, input }) => {
-      await setPassword({ ctx: ctx.core, input });
+      await setPassword({ ctx: ctx.core, input, keepSessionId: ctx.session?.id ?? null });
       return { has_password: true };
     }),
   /** The user's signed-in devices: live sessions, the most recently used first; `current` marks this one. */
