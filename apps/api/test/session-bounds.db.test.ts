@@ -27,12 +27,14 @@ type Session = { cookie: string; csrf: string };
 const UNAUTHENTICATED = { message: "Unauthenticated.", code: "unauthenticated", status: 401 };
 const ALL_SCOPES = ["links:read", "links:write", "domains:read", "domains:write", "stats:read", "imports:write", "account"];
 
-async function inject(method: InjectOptions["method"], url: string, options: { json?: unknown; session?: Session; bearer?: string } = {}): Promise<Answer> {
+async function inject(method: InjectOptions["method"], url: string, options: { json?: unknown; csv?: string; session?: Session; bearer?: string } = {}): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (options.session) Object.assign(headers, { cookie: options.session.cookie, "x-csrf-token": options.session.csrf });
   if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
   if (options.json !== undefined) headers["content-type"] = "application/json";
-  const res = await api.app.inject({ method, url, headers, ...(options.json !== undefined ? { payload: JSON.stringify(options.json) } : {}) });
+  if (options.csv !== undefined) headers["content-type"] = "text/csv";
+  const payload = options.json !== undefined ? JSON.stringify(options.json) : options.csv;
+  const res = await api.app.inject({ method, url, headers, ...(payload !== undefined ? { payload } : {}) });
   const isJson = String(res.headers["content-type"] ?? "").startsWith("application/json");
   return { status: res.statusCode, body: isJson ? res.json() : res.body, headers: res.headers };
 }
@@ -152,7 +154,7 @@ describe("a session opened by an account-scoped but limited key cannot climb", (
       ["point the owner's webhook elsewhere", () => mutate("webhooks.update", { session }, { id: ownersHook.id, url: "https://attacker.example.net/hook" }), 400, "events"],
       ["set the dashboard password", () => mutate("auth.setPassword", { session }, { password: "attacker's password" }), 403, null],
       ["rotate the account's own key", () => mutate("account.rotateKey", { session }), 403, null],
-      ["upload an import without imports:write", () => inject("POST", `/api/v1/imports?domain_id=${owner.domain.id}`, { session }), 403, null],
+      ["upload an import without imports:write", () => inject("POST", `/api/v1/imports?domain_id=${owner.domain.id}`, { session, csv: "url\nhttps://example.org/imported\n" }), 403, null],
     ];
     const outcomes: Array<[string, number, string | null]> = [];
     for (const [name, attempt] of attempts) {
@@ -170,6 +172,7 @@ describe("a session opened by an account-scoped but limited key cannot climb", (
     expect((await query("auth.me", { session })).body.result.data.has_password).toBe(false);
     expect((await signInWithKey(user.apiKey)).res.status).toBe(200);
     expect((await api.call(user, "GET", "/api/v1/account")).status).toBe(200);
+    expect((await api.call(user, "GET", "/api/v1/imports")).body.data).toEqual([]);
 
     // What lies within its bounds it may do: a stats:read key that expires by its own time, a clicks webhook.
     const minted = await mutate("account.apiKeys.create", { session }, { name: "ok", scopes: ["stats:read"], expires_at: within });
