@@ -96,7 +96,17 @@ describe("the one-time key sign-in takes only the account's own key or an accoun
       ],
       ["the account's own key (§9)", async () => user.apiKey, 200],
       ["account + links:read, expiring", async () => (await namedKey(user, ["account", "links:read"], tomorrow)).secret, 200],
-      ["every scope but account", async () => (await namedKey(user, ALL_SCOPES.filter((s) => s !== "account"))).secret, 401],
+      [
+        "every scope but account",
+        async () =>
+          (
+            await namedKey(
+              user,
+              ALL_SCOPES.filter((s) => s !== "account"),
+            )
+          ).secret,
+        401,
+      ],
       ["not a key at all", async () => "shk_000000000000000000000000000000000000000000", 401],
     ];
     const outcomes: Array<[string, number]> = [];

@@ -115,7 +115,11 @@ export async function findSession(ctx: SystemCtx, token: string): Promise<Sessio
 export async function endSessionsOfKeys(db: Db, keyIds: number[], keep: { sessionId: number; successorKeyId: number } | null = null): Promise<void> {
   if (!keyIds.length) return;
   const ofKeys = inArray(sessions.apiKeyId, keyIds);
-  if (keep) await db.update(sessions).set({ apiKeyId: keep.successorKeyId }).where(and(eq(sessions.id, keep.sessionId), ofKeys));
+  if (keep)
+    await db
+      .update(sessions)
+      .set({ apiKeyId: keep.successorKeyId })
+      .where(and(eq(sessions.id, keep.sessionId), ofKeys));
   await db.delete(sessions).where(ofKeys);
 }
 
