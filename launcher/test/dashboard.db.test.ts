@@ -533,6 +533,14 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", { name: /^Sign out Safari on iOS/ }).click();
     await expect.poll(() => page.getByTestId("session").filter({ hasText: "Safari on iOS" }).count()).toBe(0);
     expect((await fetch(`${base}/trpc/auth.me`, { headers: { cookie: phoneCookie } })).status).toBe(401);
+    // Rotating the account's key from a password session (docs/adr/0033-session-bounds.md): the new key
+    // shown once works, the old one is refused, this browser stays signed in. Last: ADMIN_KEY is gone.
+    await page.getByRole("button", { name: "Rotate API key" }).click();
+    const rotatedKey = await page.getByTestId("rotated-key").innerText();
+    expect(rotatedKey).toMatch(/^shk_/);
+    expect((await fetch(`${base}/api/v1/account`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status).toBe(401);
+    expect((await fetch(`${base}/api/v1/account`, { headers: { authorization: `Bearer ${rotatedKey}` } })).status).toBe(200);
+    await page.getByTestId("session-current").waitFor();
     await page.getByRole("button", { name: "Sign out everywhere" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
     const res = await fetch(`${base}/trpc/auth.me`, { headers: { cookie: (await browser.cookies(base)).map((c) => `${c.name}=${c.value}`).join("; ") } });

@@ -1,10 +1,14 @@
 import type { Db } from "@shortener/db";
 import type { ImportJob, RowError } from "./imports/import-job.ts";
 import type { Link } from "./links/load-links.ts";
+import type { Bounds } from "./users/scopes.ts";
 
 export type Role = "admin" | "user";
-/** Who is acting: every query on owned data filters by `userId`. */
-export type Actor = { userId: number; role: Role };
+/**
+ * Who is acting: every query on owned data filters by `userId`. `bounds`: what the key or session acting
+ * may hand on at most (docs/adr/0033-session-bounds.md); absent, the user's full rights.
+ */
+export type Actor = { userId: number; role: Role; bounds?: Bounds };
 
 /**
  * Renders the `data` of webhook events: the adapter's JSON of a link (CONTRACT §3) and of an import job

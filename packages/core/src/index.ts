@@ -7,14 +7,14 @@ export { PER_PAGE_VALUES, type Page } from "./lists/pagination.ts";
 export { hashPassword, verifyPassword, sha256 } from "./secrets/hash.ts";
 export { randomBase62 } from "./secrets/random.ts";
 export { API_KEY_PREFIX, API_KEY_PREFIX_LENGTH, authenticateApiKey, generateApiKey, isKeyExpired, issueApiKey, recordKeyUse, type Authenticated } from "./users/api-keys.ts";
-export { API_KEY_SCOPES, hasScope, type Scope } from "./users/scopes.ts";
+export { API_KEY_SCOPES, hasFullRights, hasScope, type Bounds, type Scope } from "./users/scopes.ts";
 export { CreateApiKeyInput, KEY_NAME_MAX, ListApiKeysInput, MAX_NAMED_KEYS_PER_USER } from "./users/key-schemas.ts";
 export { type ApiKey } from "./users/named-key.ts";
 export { createApiKey } from "./users/create-api-key.ts";
 export { listApiKeys } from "./users/list-api-keys.ts";
 export { deleteApiKey } from "./users/delete-api-key.ts";
 export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts";
-export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateApiKey, type User } from "./users/users.ts";
+export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateAccountKey, rotateApiKey, type User } from "./users/users.ts";
 export { KeySignInInput, PasswordSignInInput, SetPasswordInput } from "./sessions/schemas.ts";
 export {
   createSession,
@@ -28,6 +28,7 @@ export {
   SESSION_SEEN_EVERY_MS,
   sessionUserAgent,
   type SessionAuth,
+  type SessionKey,
   type SessionRow,
 } from "./sessions/sessions.ts";
 export { checkKeySignIn, checkPasswordSignIn, hasPassword, setPassword } from "./sessions/sign-in.ts";

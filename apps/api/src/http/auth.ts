@@ -80,9 +80,12 @@ export function ctxOf(deps: ApiDeps, request: FastifyRequest): Ctx {
 
 const eventData = new WeakMap<ApiDeps, EventData>();
 
-/** The core context of a request: it acts as the key's user, and renders webhook events (docs/adr/0023-webhooks.md). */
+/**
+ * The core context of a request: it acts as the key's user within the key's (or session's) scopes and
+ * expiry (docs/adr/0033-session-bounds.md), and renders webhook events (docs/adr/0023-webhooks.md).
+ */
 export function coreCtx(deps: ApiDeps, auth: Authenticated): Ctx {
   let events = eventData.get(deps);
   if (!events) eventData.set(deps, (events = createEventData(deps.config)));
-  return { db: deps.database.db, now: deps.now, actor: { userId: auth.userId, role: auth.role }, events };
+  return { db: deps.database.db, now: deps.now, actor: { userId: auth.userId, role: auth.role, bounds: { scopes: auth.scopes, expiresAt: auth.expiresAt } }, events };
 }

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { API_KEY_SCOPES, findSession, SESSION_LIFETIME_MS, type Authenticated, type SessionAuth } from "@shortener/core";
+import { findSession, SESSION_LIFETIME_MS, type Authenticated, type SessionAuth } from "@shortener/core";
 import { readCookie } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
@@ -70,8 +70,9 @@ export function createSessionGuard(deps: ApiDeps, limiter: RateLimiter): Session
       if (typeof sent !== "string" || !isEqual(sent, session.csrfToken)) throw new HttpError(403, "forbidden", "The CSRF token is missing or wrong: send the x-csrf-token header.");
     }
     // Sessions count against the limit in their own buckets (negative ids never collide with keys').
-    // A session acts for its user with every scope, like the §9 key (docs/adr/0027-scoped-api-keys.md).
-    const auth: Authenticated = { userId: session.userId, role: session.role, keyId: -session.sessionId, scopes: API_KEY_SCOPES, expiresAt: null };
+    // A session acts within its bounds: the scopes and expiry of the key that opened it, or every scope
+    // after a password sign-in (docs/adr/0033-session-bounds.md).
+    const auth: Authenticated = { userId: session.userId, role: session.role, keyId: -session.sessionId, scopes: session.bounds.scopes, expiresAt: session.bounds.expiresAt };
     await limiter.consumeKey(request, reply, auth.keyId, cost);
     request.auth = auth;
     return { auth, session };

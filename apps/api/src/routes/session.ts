@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, getAccount, hasPassword } from "@shortener/core";
+import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, getAccount, hasPassword, type SessionKey } from "@shortener/core";
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
@@ -22,7 +22,8 @@ function requireJson(request: FastifyRequest): void {
 }
 
 /**
- * `POST /app/session` signs in (email + password, or a one-time API key for a user without a password)
+ * `POST /app/session` signs in (email + password, or a one-time API key for a user without a password:
+ * the account's own key or one with the `account` scope, any other a 401 like a wrong one)
  * and sets the session cookie; `DELETE /app/session` signs this session out. Every sign-in is a try of
  * the client at `login`, counted before it is checked (CONTRACT §15): past 10 in 15 minutes, 429. A
  * password is a guess at its account too (`beginPasswordTry`): a few an hour, whatever the addresses.
@@ -36,7 +37,8 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
     // A NUL in any field is a 422 naming it, like every other input (CONTRACT §15), not a database error.
     rejectNul([["", body]]);
     let passwordTry: PasswordTry | undefined;
-    let found: { userId: number } | null;
+    // A key's session keeps the key's scopes and ends with it; a password's has the user's full rights.
+    let found: { userId: number; key?: SessionKey } | null;
     if (body.api_key !== undefined) {
       const verdict = await failedTries.begin(request.ip, "login");
       applyTryHeaders(reply, failedTries.limit.max, verdict);
@@ -48,7 +50,7 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
       if (found) await passwordTry.succeeded();
     }
     if (!found) throw unauthenticated();
-    const created = await createSession(sys, found.userId, request.headers["user-agent"]);
+    const created = await createSession(sys, found.userId, request.headers["user-agent"], found.key ?? null);
     const ctx = { ...sys, actor: { userId: found.userId, role: "user" as const } };
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx }), hasPassword({ ctx })]);
     const session = sessionCookie(deps.config.secret, created.token, isHttps(request));

@@ -11,6 +11,7 @@ import {
   ListApiKeysInput,
   listUsers,
   ListUsersInput,
+  rotateAccountKey,
   rotateApiKey,
 } from "@shortener/core";
 import { apiKeyJson, createdApiKeyJson } from "../serialize/api-keys.ts";
@@ -37,8 +38,14 @@ const apiKeysRouter = router({
 /** CONTRACT §9 on tRPC: the caller's account and key, and the named keys of §17; all with the `account` scope. */
 export const accountRouter = router({
   get: scoped("account").query(async ({ ctx }) => toUserJson(await getAccount({ ctx: ctx.core }))),
-  /** A new key for the caller, shown once; the key of this request stops working at once. */
-  rotateKey: scoped("account").mutation(async ({ ctx }) => ({ api_key: (await rotateApiKey({ ctx: ctx.core, keyId: ctx.keyId })).apiKey })),
+  /**
+   * A new key for the caller, shown once; the key of this request stops working at once. From a
+   * dashboard session (no key used): a new key of §9 for the account, if the session has full rights.
+   */
+  rotateKey: scoped("account").mutation(async ({ ctx }) => {
+    const { apiKey } = ctx.session ? await rotateAccountKey({ ctx: ctx.core, keepSessionId: ctx.session.id }) : await rotateApiKey({ ctx: ctx.core, keyId: ctx.keyId });
+    return { api_key: apiKey };
+  }),
   apiKeys: apiKeysRouter,
 });
 

@@ -17,19 +17,20 @@ export const authRouter = router({
   /**
    * Sets the password (the current one is needed once one is set). A `current_password` is a guess at
    * the account's password, counted before it is checked like a sign-in (CONTRACT §15): a stolen session
-   * gets no more guesses than a stranger. A wrong one stays counted; anything else takes it back.
+   * gets no more guesses than a stranger. A wrong one stays counted; anything else takes it back. Full
+   * rights only; the user's other sessions end.
    */
   setPassword: scoped("account")
     .input(SetPasswordInput)
     .mutation(async ({ ctx, input }) => {
       if (!input.current_password) {
-        await setPassword({ ctx: ctx.core, input });
+        await setPassword({ ctx: ctx.core, input, keepSessionId: ctx.session?.id ?? null });
         return { has_password: true };
       }
       const { email } = await getAccount({ ctx: ctx.core });
       const guess = await ctx.beginPasswordTry(email);
       try {
-        await setPassword({ ctx: ctx.core, input });
+        await setPassword({ ctx: ctx.core, input, keepSessionId: ctx.session?.id ?? null });
       } catch (error) {
         if (!(error instanceof ValidationError)) await guess.succeeded();
         throw error;

@@ -77,7 +77,8 @@ const checkScope = t.middleware(async ({ ctx, meta, next }) => {
   const context = contexts.get(ctx.request);
   const scope = meta?.scope;
   if (!scope) throw new TRPCError({ code: "FORBIDDEN", message: "This procedure declares no scope." });
-  if (!context || !hasScope(context.scopes, scope)) throw new TRPCError({ code: "FORBIDDEN", message: `This API key does not have the ${scope} scope.` });
+  // A session's scopes are those of the key that opened it (docs/adr/0033-session-bounds.md).
+  if (!context || !hasScope(context.scopes, scope)) throw new TRPCError({ code: "FORBIDDEN", message: `This ${context?.session ? "session" : "API key"} does not have the ${scope} scope.` });
   return next();
 });
 

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { deviceOf } from "../device.ts";
 import { navigate } from "../router.tsx";
 import { messageOf, setCsrfToken, useTRPC, type Me } from "../trpc.ts";
-import { ErrorBanner, formatMoment } from "../ui.tsx";
+import { ErrorBanner, formatMoment, SecretOnce } from "../ui.tsx";
 import { PasswordForm } from "./SignIn.tsx";
 
 export function AccountScreen({ me }: { me: Me }) {
@@ -16,6 +16,8 @@ export function AccountScreen({ me }: { me: Me }) {
   };
   const everywhere = useMutation(trpc.auth.logoutEverywhere.mutationOptions({ onSuccess: signedOut }));
   const sessions = useQuery(trpc.auth.sessions.queryOptions());
+  // A new key of the account (§9), shown once; the old one and the sessions it opened stop (docs/adr/0033-session-bounds.md).
+  const rotate = useMutation(trpc.account.rotateKey.mutationOptions({ onSuccess: () => queryClient.invalidateQueries({ queryKey: trpc.auth.sessions.queryKey() }) }));
   const revoke = useMutation(
     trpc.auth.revokeSession.mutationOptions({
       onSuccess: async (_, { id }) => {
@@ -37,6 +39,13 @@ export function AccountScreen({ me }: { me: Me }) {
       </dl>
       <h2>Password</h2>
       <PasswordForm needsCurrent={true} />
+      <h2>API key</h2>
+      <p>Your account's own API key has every scope. Rotating it shows a new key once; the old one stops working at once, for scripts and for browsers signed in with it.</p>
+      <ErrorBanner message={rotate.error ? messageOf(rotate.error) : null} />
+      {rotate.data ? <SecretOnce testId="rotated-key" secret={rotate.data.api_key} intro="Your new API key, shown only now. Store it somewhere safe." /> : null}
+      <button type="button" className="danger" onClick={() => window.confirm("Rotate your API key? The current one stops working at once.") && rotate.mutate()} disabled={rotate.isPending}>
+        Rotate API key
+      </button>
       <h2>Sessions</h2>
       <p>The browsers signed in to your account. Signing one out takes effect on its next request; API keys keep working.</p>
       <ErrorBanner message={sessions.error ? messageOf(sessions.error) : revoke.error ? messageOf(revoke.error) : everywhere.error?.message} />

@@ -1,15 +1,31 @@
 import { randomBytes } from "node:crypto";
-import { and, desc, eq, gt, lte, sql } from "drizzle-orm";
-import { sessions, users } from "@shortener/db";
+import { and, desc, eq, gt, inArray, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { apiKeys, sessions, users, type Db } from "@shortener/db";
 import type { Actor, SystemCtx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { sha256 } from "../secrets/hash.ts";
+import { API_KEY_SCOPES, type Bounds, type Scope } from "../users/scopes.ts";
 
 /** A session lives this long from sign-in (CONTRACT §19: 30 days); it is not extended by use. */
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** A live session as the API sees it: who acts, and the CSRF token its mutations must echo. */
-export type SessionAuth = Actor & { sessionId: number; csrfToken: string; expiresAt: Date };
+/**
+ * A live session as the API sees it: who acts, within which bounds (the opening key's scopes and expiry;
+ * every scope and no end for a password sign-in), the key that opened it (null: the password), and the
+ * CSRF token its mutations must echo (docs/adr/0033-session-bounds.md).
+ */
+export type SessionAuth = Actor & { sessionId: number; csrfToken: string; expiresAt: Date; apiKeyId: number | null; bounds: Bounds };
+
+/** The key a session is opened with: its id, its scopes (null: every scope, a key of §9) and its expiry. */
+export type SessionKey = { id: number; scopes: Scope[] | null; expiresAt: Date | null };
+
+/**
+ * A session is live while its own time runs and, when a key opened it, while that key does: not revoked
+ * (deleted or rotated) and not expired. Checked at every use, next to the foreign key's cascade.
+ */
+function isOpenerLive(now: Date): SQL {
+  return or(isNull(sessions.apiKeyId), and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)))) as SQL;
+}
 
 /** A session's last use is written at most this often (one write a minute per session, not per request). */
 export const SESSION_SEEN_EVERY_MS = 60_000;
@@ -38,13 +54,27 @@ export function sessionUserAgent(header: string | undefined | null): string | nu
   return cleaned || null;
 }
 
-/** A new session of `userId`: the token (for the cookie, shown once; stored as a hash) and its CSRF token. */
-export async function createSession(ctx: SystemCtx, userId: number, userAgent?: string | null): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
+/**
+ * A new session of `userId`: the token (for the cookie, shown once; stored as a hash) and its CSRF token.
+ * Opened with a key (`key`), it keeps the key's id and scopes and ends no later than the key does.
+ */
+export async function createSession(ctx: SystemCtx, userId: number, userAgent?: string | null, key: SessionKey | null = null): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const csrfToken = randomBytes(24).toString("base64url");
   const now = ctx.now();
-  const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
-  await ctx.db.insert(sessions).values({ userId, tokenHash: sha256(token), csrfToken, createdAt: now, expiresAt, userAgent: sessionUserAgent(userAgent), lastSeenAt: now });
+  const lifetimeEnd = now.getTime() + SESSION_LIFETIME_MS;
+  const expiresAt = new Date(key?.expiresAt ? Math.min(lifetimeEnd, key.expiresAt.getTime()) : lifetimeEnd);
+  await ctx.db.insert(sessions).values({
+    userId,
+    tokenHash: sha256(token),
+    csrfToken,
+    createdAt: now,
+    expiresAt,
+    userAgent: sessionUserAgent(userAgent),
+    lastSeenAt: now,
+    apiKeyId: key?.id ?? null,
+    scopes: key?.scopes ?? null,
+  });
   return { token, csrfToken, expiresAt };
 }
 
@@ -53,25 +83,59 @@ export async function findSession(ctx: SystemCtx, token: string): Promise<Sessio
   if (token.length < 16 || token.length > 128) return null;
   const now = ctx.now();
   const [row] = await ctx.db
-    .select({ sessionId: sessions.id, userId: users.id, role: users.role, csrfToken: sessions.csrfToken, expiresAt: sessions.expiresAt, lastSeenAt: sessions.lastSeenAt })
+    .select({
+      sessionId: sessions.id,
+      userId: users.id,
+      role: users.role,
+      csrfToken: sessions.csrfToken,
+      expiresAt: sessions.expiresAt,
+      lastSeenAt: sessions.lastSeenAt,
+      apiKeyId: sessions.apiKeyId,
+      scopes: sessions.scopes,
+      keyExpiresAt: apiKeys.expiresAt,
+    })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.tokenHash, sha256(token)), gt(sessions.expiresAt, now)))
+    .leftJoin(apiKeys, eq(apiKeys.id, sessions.apiKeyId))
+    .where(and(eq(sessions.tokenHash, sha256(token)), gt(sessions.expiresAt, now), isOpenerLive(now)))
     .limit(1);
   if (!row) return null;
-  const { lastSeenAt, ...session } = row;
+  const { lastSeenAt, scopes, keyExpiresAt, ...session } = row;
   if (!lastSeenAt || now.getTime() - lastSeenAt.getTime() >= SESSION_SEEN_EVERY_MS) {
     await ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, row.sessionId));
   }
-  return session;
+  const bounds: Bounds = { scopes: scopes ? API_KEY_SCOPES.filter((scope) => scopes.includes(scope)) : API_KEY_SCOPES, expiresAt: keyExpiresAt ?? null };
+  return { ...session, bounds };
+}
+
+/**
+ * Ends the sessions opened with any of `keyIds` (a key deleted or rotated away), but `keepSessionId`,
+ * which moves to `successorKeyId` when one is given (the session that rotated its own key).
+ */
+export async function endSessionsOfKeys(db: Db, keyIds: number[], keep: { sessionId: number; successorKeyId: number } | null = null): Promise<void> {
+  if (!keyIds.length) return;
+  const ofKeys = inArray(sessions.apiKeyId, keyIds);
+  if (keep)
+    await db
+      .update(sessions)
+      .set({ apiKeyId: keep.successorKeyId })
+      .where(and(eq(sessions.id, keep.sessionId), ofKeys));
+  await db.delete(sessions).where(ofKeys);
+}
+
+/** Ends every session of `userId` but `keepSessionId` (a password change: the other devices sign in again). */
+export async function endOtherSessions(db: Db, userId: number, keepSessionId: number | null): Promise<void> {
+  await db.delete(sessions).where(and(eq(sessions.userId, userId), keepSessionId === null ? undefined : ne(sessions.id, keepSessionId)));
 }
 
 /** The user's live sessions, the most recently used first (at most `SESSION_LIST_MAX`). */
 export async function listUserSessions(ctx: SystemCtx, userId: number): Promise<SessionRow[]> {
+  const now = ctx.now();
   return ctx.db
     .select({ id: sessions.id, userAgent: sessions.userAgent, createdAt: sessions.createdAt, lastSeenAt: sessions.lastSeenAt, expiresAt: sessions.expiresAt })
     .from(sessions)
-    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, ctx.now())))
+    .leftJoin(apiKeys, eq(apiKeys.id, sessions.apiKeyId))
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now), isOpenerLive(now)))
     .orderBy(desc(sql`coalesce(${sessions.lastSeenAt}, ${sessions.createdAt})`), desc(sessions.id))
     .limit(SESSION_LIST_MAX);
 }

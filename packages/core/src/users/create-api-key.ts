@@ -7,16 +7,36 @@ import { parseInput } from "../validation/fields.ts";
 import { API_KEY_PREFIX_LENGTH, generateApiKey } from "./api-keys.ts";
 import { CreateApiKeyInput, MAX_NAMED_KEYS_PER_USER } from "./key-schemas.ts";
 import { namedKeyColumns, toApiKey, type ApiKey } from "./named-key.ts";
+import type { Bounds, Scope } from "./scopes.ts";
+
+/**
+ * A new key never holds more than the caller: every scope asked for is one the caller has, and a caller
+ * that expires makes only keys that expire no later (an absent `expires_at` would be "never"). A 422 on
+ * the field, so the form shows what to change.
+ */
+function checkWithinBounds(bounds: Bounds | undefined, scopes: readonly Scope[], expiresAt: Date | null): void {
+  if (!bounds) return;
+  const beyond = scopes.filter((scope) => !bounds.scopes.includes(scope));
+  const fields: Record<string, string[]> = {};
+  if (beyond.length) fields.scopes = [`You cannot give a key scopes you do not have: ${beyond.join(", ")}.`];
+  if (bounds.expiresAt && (!expiresAt || expiresAt.getTime() > bounds.expiresAt.getTime())) {
+    fields.expires_at = [`The key must expire by ${bounds.expiresAt.toISOString()}, when your own access ends.`];
+  }
+  if (Object.keys(fields).length) throw new ValidationError(fields);
+}
 
 /**
  * A new named key of the caller with the scopes asked for (CONTRACT §17). The secret is returned here
  * only; the database keeps its SHA-256 hash and its first 8 characters. At most
- * `MAX_NAMED_KEYS_PER_USER` live keys a user; `expires_at` must lie in the future.
+ * `MAX_NAMED_KEYS_PER_USER` live keys a user; `expires_at` must lie in the future. A caller with bounds
+ * (a scoped or expiring key, or a session opened with one) makes only keys within them: its scopes at
+ * most, and an expiry no later than its own (docs/adr/0033-session-bounds.md).
  */
 export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiKeyInput }): Promise<{ apiKey: ApiKey; secret: string }> {
   const data = parseInput(CreateApiKeyInput, input);
   const expiresAt = data.expires_at ? new Date(data.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= ctx.now().getTime()) throw ValidationError.field("expires_at", "The expires at must be a date in the future.");
+  checkWithinBounds(ctx.actor.bounds, data.scopes, expiresAt);
   return withTransaction(ctx, async (tx) => {
     // The user's row, locked: two creates at once cannot both take the last place.
     await tx.db.select({ id: users.id }).from(users).where(eq(users.id, tx.actor.userId)).for("update");

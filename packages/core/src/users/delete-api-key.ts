@@ -5,10 +5,12 @@ import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { parseInput } from "../validation/fields.ts";
 import { IdInput } from "../validation/id-input.ts";
+import { endSessionsOfKeys } from "../sessions/sessions.ts";
 
 /**
  * Deletes one of the caller's named keys: it stops working at once, in every process (the key caches
- * drop on the change notice). Someone else's key, a deleted one or a key of §9 is a 404.
+ * drop on the change notice), and so do the dashboard sessions it opened. Someone else's key, a deleted
+ * one or a key of §9 is a 404.
  */
 export async function deleteApiKey({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
   const { id: keyId } = parseInput(IdInput, { id });
@@ -19,6 +21,7 @@ export async function deleteApiKey({ ctx, id }: { ctx: Ctx; id: number }): Promi
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), isNotNull(apiKeys.name), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     if (!revoked.length) throw new NotFoundError("API key");
+    await endSessionsOfKeys(tx.db, [keyId]);
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     return { id: keyId };
   });

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, isNull, sql } from "drizzle-orm";
 import { apiKeys, escapeLike, isUniqueViolation, users } from "@shortener/db";
 import { withTransaction, type Ctx, type SystemCtx } from "../context.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
@@ -6,7 +6,9 @@ import { offsetOf, type Page } from "../lists/pagination.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { parseInput } from "../validation/fields.ts";
 import { sha256 } from "../secrets/hash.ts";
+import { endSessionsOfKeys } from "../sessions/sessions.ts";
 import { API_KEY_PREFIX_LENGTH, generateApiKey, issueApiKey } from "./api-keys.ts";
+import { hasFullRights } from "./scopes.ts";
 import { CreateUserInput, ListUsersInput, UserIdInput } from "./schemas.ts";
 
 export type User = { id: number; email: string; name: string; role: "admin" | "user"; createdAt: Date };
@@ -81,6 +83,7 @@ export async function deleteUser({ ctx, input }: { ctx: Ctx; input: UserIdInput 
 /**
  * Issues a new key for the caller and revokes the one used for this request, atomically. The new key
  * inherits the old one's name, scopes and expiry: rotating a named key (CONTRACT §17) never widens it.
+ * The dashboard sessions the old key opened end with it (a rotated key may have leaked).
  */
 export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }): Promise<{ apiKey: string }> {
   return withTransaction(ctx, async (tx) => {
@@ -90,6 +93,7 @@ export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }):
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), sql`${apiKeys.revokedAt} is null`))
       .returning({ id: apiKeys.id, name: apiKeys.name, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt });
     if (!revoked) throw new NotFoundError("API key");
+    await endSessionsOfKeys(tx.db, [revoked.id]);
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     const token = generateApiKey();
     if (revoked.name === null) return { apiKey: await issueApiKey(tx.db, tx.actor.userId, token) };
@@ -102,6 +106,37 @@ export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }):
       expiresAt: revoked.expiresAt,
       createdAt: tx.now(),
     });
+    return { apiKey: token };
+  });
+}
+
+/**
+ * `account.rotateKey` from a dashboard session (no key was used for the request): a new key of §9 for
+ * the user, shown once, and the old one (every live unnamed key of the user) revoked. A §9 key holds the
+ * user's full rights, so only a session holding them may make one (403 otherwise). The sessions the old
+ * key opened end, but `keepSessionId`, the one asking, which moves to the new key if the old one opened it
+ * (docs/adr/0033-session-bounds.md).
+ */
+export async function rotateAccountKey({ ctx, keepSessionId }: { ctx: Ctx; keepSessionId: number }): Promise<{ apiKey: string }> {
+  if (!hasFullRights(ctx.actor.bounds)) throw new ForbiddenError("Only your password or your account's own API key can rotate the account's key: this session has fewer rights.");
+  return withTransaction(ctx, async (tx) => {
+    const revoked = await tx.db
+      .update(apiKeys)
+      .set({ revokedAt: tx.now() })
+      .where(and(eq(apiKeys.userId, tx.actor.userId), isNull(apiKeys.name), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    const token = generateApiKey();
+    const [created] = await tx.db
+      .insert(apiKeys)
+      .values({ userId: tx.actor.userId, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH), createdAt: tx.now() })
+      .returning({ id: apiKeys.id });
+    if (!created) throw new Error("insert returned no row");
+    await endSessionsOfKeys(
+      tx.db,
+      revoked.map((key) => key.id),
+      { sessionId: keepSessionId, successorKeyId: created.id },
+    );
+    await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     return { apiKey: token };
   });
 }

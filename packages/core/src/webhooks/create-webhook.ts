@@ -5,7 +5,7 @@ import { randomBase62 } from "../secrets/random.ts";
 import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { refusedTargetReason } from "./addresses.ts";
 import { CreateWebhookShape, type CreateWebhookInput } from "./schemas.ts";
-import { MAX_WEBHOOKS_PER_USER, webhookColumns, type Webhook } from "./webhook.ts";
+import { checkEventScopes, MAX_WEBHOOKS_PER_USER, webhookColumns, type Webhook } from "./webhook.ts";
 
 /** Every webhook secret starts with this, so a leaked one is easy to recognise. */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -26,6 +26,7 @@ export async function createWebhook({ ctx, input, options = {} }: { ctx: Ctx; in
     const refused = refusedTargetReason(values.url);
     if (refused) addError(errors, "url", refused);
   }
+  if (values.events) checkEventScopes(ctx.actor.bounds, values.events as WebhookEventType[], errors);
   throwIfErrors(errors);
   const [owned] = await ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.userId, ctx.actor.userId));
   if ((owned?.n ?? 0) >= MAX_WEBHOOKS_PER_USER) addError(errors, "url", `You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks: delete one first.`);

@@ -1,12 +1,12 @@
 import { and, eq } from "drizzle-orm";
-import { webhooks } from "@shortener/db";
+import { webhooks, type WebhookEventType } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { refusedTargetReason } from "./addresses.ts";
 import type { WebhookTargetOptions } from "./create-webhook.ts";
 import { UpdateWebhookShape, type UpdateWebhookInput } from "./schemas.ts";
-import { findOwnedWebhook, webhookColumns, type Webhook } from "./webhook.ts";
+import { checkEventScopes, findOwnedWebhook, webhookColumns, type Webhook } from "./webhook.ts";
 
 /**
  * Changes the sent fields of the caller's webhook. A new URL, or enabling it again, starts its failure
@@ -20,6 +20,8 @@ export async function updateWebhook({ ctx, id, input, options = {} }: { ctx: Ctx
     const refused = refusedTargetReason(values.url);
     if (refused) addError(errors, "url", refused);
   }
+  // New events, or a new URL for the old ones: the caller must be able to read what will be sent there.
+  if (values.url !== undefined || values.events !== undefined) checkEventScopes(ctx.actor.bounds, (values.events as WebhookEventType[] | undefined) ?? existing.events, errors);
   throwIfErrors(errors);
   const isFreshStart = (values.url !== undefined && values.url !== existing.url) || (values.disabled === 0 && existing.disabled);
   const [row] = await ctx.db

@@ -1,5 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { webhooks, type Db, type WebhookEventType } from "@shortener/db";
+import type { FieldErrors } from "../errors.ts";
+import type { Bounds, Scope } from "../users/scopes.ts";
+import { addError } from "../validation/fields.ts";
 
 /** A webhook as core returns it: never its secret (shown once, by `createWebhook`). */
 export type Webhook = {
@@ -35,4 +38,24 @@ export async function findOwnedWebhook(db: Db, userId: number, id: number): Prom
     .from(webhooks)
     .where(and(eq(webhooks.id, id), eq(webhooks.userId, userId)));
   return row;
+}
+
+/**
+ * The scope that reads what each event carries: a webhook sends it elsewhere, so subscribing to it needs
+ * that scope besides `account` (docs/adr/0033-session-bounds.md). Links' events carry the link
+ * (`links:read`), clicks the counts (`stats:read`), imports the job (`imports:write`, which follows imports).
+ */
+export const EVENT_SCOPES: Record<WebhookEventType, Scope> = {
+  "link.created": "links:read",
+  "link.updated": "links:read",
+  "link.deleted": "links:read",
+  "link.clicked": "stats:read",
+  "import.completed": "imports:write",
+};
+
+/** A 422 on `events` for each event whose data the caller could not read itself. */
+export function checkEventScopes(bounds: Bounds | undefined, events: readonly WebhookEventType[], errors: FieldErrors): void {
+  if (!bounds) return;
+  const beyond = events.filter((event) => !bounds.scopes.includes(EVENT_SCOPES[event]));
+  if (beyond.length) addError(errors, "events", `You cannot subscribe to ${beyond.join(", ")} without the ${[...new Set(beyond.map((event) => EVENT_SCOPES[event]))].join(", ")} scope.`);
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, boolean, check, date, index, integer, json, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, bigint, bigserial, boolean, check, date, index, integer, json, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const timestamps = {
   createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -32,7 +32,8 @@ export const users = pgTable(
  * Dashboard sessions (CONTRACT §19): the cookie carries a random token, stored here as its SHA-256 hash
  * only, with the CSRF token mutations must echo. Revoking is deleting the row ("sign out everywhere":
  * every row of the user); a session lives 30 days from sign-in. Its user agent and last use let its
- * owner tell their devices apart and sign one out.
+ * owner tell their devices apart and sign one out. A session opened with an API key keeps that key
+ * (`api_key_id`) and its scopes, and ends with it (docs/adr/0033-session-bounds.md).
  */
 export const sessions = pgTable(
   "sessions",
@@ -49,8 +50,12 @@ export const sessions = pgTable(
     userAgent: text(),
     /** When the session was last used, written at most once a minute. */
     lastSeenAt: timestamp({ withTimezone: true, mode: "date" }),
+    /** The API key the session was opened with; null: opened with the password. Deleting the key deletes the session. */
+    apiKeyId: integer().references((): AnyPgColumn => apiKeys.id, { onDelete: "cascade" }),
+    /** What the session may do: the opening key's scopes; null: every scope (a password, or a key of §9). */
+    scopes: text().array(),
   },
-  (t) => [uniqueIndex("sessions_token_hash_key").on(t.tokenHash), index("sessions_user_id_idx").on(t.userId)],
+  (t) => [uniqueIndex("sessions_token_hash_key").on(t.tokenHash), index("sessions_user_id_idx").on(t.userId), index("sessions_api_key_id_idx").on(t.apiKeyId)],
 );
 
 /**
