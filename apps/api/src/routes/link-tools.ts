@@ -61,7 +61,7 @@ export function bulkLinkHandlers(deps: ApiDeps, json: Serializers): { PATCH: Rou
       const body = request.body && typeof request.body === "object" ? (request.body as Record<string, unknown>) : {};
       const ids = body.ids ?? queryIds(request);
       const updated = await bulkUpdateLinks({ ctx: ctxOf(deps, request), input: formInput(BulkUpdateLinksInput, { ...body, ids }) });
-      return sendList(request, reply, { data: updated, total: updated.length, page: 1, perPage: Math.max(1, updated.length) }, json.link);
+      return sendList(request, reply, { data: updated, total: updated.length, page: 1, perPage: Math.max(1, updated.length) }, json.forScopes(request.auth?.scopes ?? []).link);
     },
     DELETE: async (request, reply) => {
       const deleted = await bulkDeleteLinks({ ctx: ctxOf(deps, request), input: formInput(BulkDeleteLinksInput, { ids: queryIds(request) }) });

@@ -49,7 +49,7 @@ export async function registerTrpc(app: FastifyInstance, options: { deps: ApiDep
         core: coreCtx(deps, auth),
         keyId: auth.keyId,
         scopes: auth.scopes,
-        json,
+        json: json.forScopes(auth.scopes),
         log: req.log,
         domains,
         webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate },
