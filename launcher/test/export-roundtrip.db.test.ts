@@ -171,7 +171,7 @@ describe("export → delete → import", () => {
     const before = await allLinks(a, owner.key, `&domain_id=${owner.domain.id}`);
     expect(before.map((l) => l.id)).toEqual(inSet.map((l) => l.id));
 
-    const exported = await call(a, owner.key, "GET", `/api/v1/links/export?domain_id=${owner.domain.id}`);
+    const exported = await call(a, owner.key, "GET", `/api/v1/links/export?domain_id=${owner.domain.id}&include=secrets`);
     expect(exported.status).toBe(200);
     expect(exported.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(exported.headers.get("content-disposition")).toMatch(/^attachment; filename="links-\d{4}-\d{2}-\d{2}\.csv"$/);
@@ -207,6 +207,47 @@ describe("export → delete → import", () => {
   }, 120_000);
 });
 
+/** Text a spreadsheet would run as a formula (OWASP "CSV injection"), and values that look like its escaping. */
+const HOSTILE_TITLES = [
+  '=HYPERLINK("http://evil.example","click")',
+  "=cmd|' /C calc'!A0",
+  "+1",
+  "-1+1",
+  "@SUM(A1)",
+  "\t=1+1",
+  "\r=1+1",
+  "'=1+1",
+  "''+2",
+  "'plain apostrophe",
+  'a=b, "quoted"\r\nnext line',
+];
+
+describe("hostile cells: export → import → export", () => {
+  it("every cell is neutralised in the file, and the file imports back to the same links and the same export", async () => {
+    const tag = `hx${Date.now().toString(36)}`;
+    const owner = await makeOwner(a, ADMIN_KEY, `${tag}@example.test`, `${tag}.example`);
+    for (const [i, title] of HOSTILE_TITLES.entries()) {
+      await data(a, owner.key, "POST", "/api/v1/links", { domain_id: String(owner.domain.id), url: `https://example.org/h${i}`, title, alias: `-${tag}${i}`, password: `pw${i}` });
+    }
+    const first = await call(a, owner.key, "GET", "/api/v1/links/export?include=secrets");
+    expect(first.status).toBe(200);
+    const records = splitCsvRecords(first.text).slice(1);
+    expect(records).toHaveLength(HOSTILE_TITLES.length);
+    for (const record of records) for (const cell of splitCsvLine(record)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    const before = await allLinks(a, owner.key);
+
+    for (const link of before) expect((await call(a, owner.key, "DELETE", `/api/v1/links/${link.id}`)).status).toBe(200);
+    const job = await importCsv(a, owner.key, first.text);
+    expect(job).toMatchObject({ status: "completed", created_rows: HOSTILE_TITLES.length, failed_rows: 0, errors: [] });
+
+    const after = await allLinks(a, owner.key);
+    expect(after.map((l) => l.title)).toEqual(HOSTILE_TITLES);
+    expect(after.map((l) => carried(l))).toEqual(before.map((l) => carried(l)));
+    const second = await call(a, owner.key, "GET", "/api/v1/links/export?include=secrets");
+    expect(second.text).toBe(first.text);
+  }, 120_000);
+});
+
 describe("a backup of one user restored into an empty database", () => {
   it("domains, spaces and pixels recreated by name, links imported from the export, ids mapped", async () => {
     const tag = `bk${Date.now().toString(36)}`;
@@ -227,7 +268,7 @@ describe("a backup of one user restored into an empty database", () => {
       domains: await data(a, owner.key, "GET", "/api/v1/domains?per_page=100"),
       spaces: await data(a, owner.key, "GET", "/api/v1/spaces?per_page=100"),
       pixels: await data(a, owner.key, "GET", "/api/v1/pixels?per_page=100"),
-      links: (await call(a, owner.key, "GET", "/api/v1/links/export")).text,
+      links: (await call(a, owner.key, "GET", "/api/v1/links/export?include=secrets")).text,
     };
     const original = await allLinks(a, owner.key);
     expect(original).toHaveLength(12);

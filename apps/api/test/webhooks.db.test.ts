@@ -189,15 +189,19 @@ describe("/api/v1/webhooks", () => {
 });
 
 describe("events in the outbox, written with the change", () => {
-  it("link.created, link.updated and link.deleted carry the link as REST answers it", async () => {
+  it("link.created, link.updated and link.deleted carry the link as REST answers it to a key without domains:read (no verification token)", async () => {
     const owner = await createOwner(api);
     await api.call(owner.user, "POST", "/api/v1/webhooks", { url: "https://hooks.example/", "events[]": ["link.created", "link.updated", "link.deleted"] });
-    const created = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://example.com/x", domain_id: String(owner.domain.id), alias: "ev1", "pixel_ids[]": [String(owner.pixel.id)] }))
-      .body.data;
-    const plain = (await api.call(owner.user, "POST", "/api/v1/links", { url: "https://example.com/y", domain_id: String(owner.domain.id) })).body.data;
-    const updated = (await api.call(owner.user, "PATCH", `/api/v1/links/${created.id}`, { title: "Changed" })).body.data;
-    const shown = (await api.call(owner.user, "GET", `/api/v1/links/${plain.id}`)).body.data;
-    await api.call(owner.user, "DELETE", `/api/v1/links/${plain.id}`);
+    // The owner's domain is unverified: its record (with the token) is what a payload must not carry.
+    expect(owner.domain.verification).not.toBeNull();
+    const named = await api.call(owner.user, "POST", "/api/v1/account/api-keys", { name: "links", "scopes[]": ["links:read", "links:write"] });
+    const key = named.body.data.api_key as string;
+    const created = (await api.call(key, "POST", "/api/v1/links", { url: "https://example.com/x", domain_id: String(owner.domain.id), alias: "ev1", "pixel_ids[]": [String(owner.pixel.id)] })).body
+      .data;
+    const plain = (await api.call(key, "POST", "/api/v1/links", { url: "https://example.com/y", domain_id: String(owner.domain.id) })).body.data;
+    const updated = (await api.call(key, "PATCH", `/api/v1/links/${created.id}`, { title: "Changed" })).body.data;
+    const shown = (await api.call(key, "GET", `/api/v1/links/${plain.id}`)).body.data;
+    await api.call(key, "DELETE", `/api/v1/links/${plain.id}`);
     const rows = await outbox(owner.user.id);
     expect(rows.map((r) => [r.type, r.data])).toEqual([
       ["link.created", created],
@@ -205,6 +209,7 @@ describe("events in the outbox, written with the change", () => {
       ["link.updated", updated],
       ["link.deleted", shown],
     ]);
+    for (const row of rows) expect((row.data as { domain: { verification: unknown } }).domain.verification).toBeNull();
   });
 
   it("writes nothing for a change that fails, for a user without webhooks, or for events nobody subscribed to", async () => {

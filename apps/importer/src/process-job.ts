@@ -1,6 +1,7 @@
 import {
   claimImport,
   completeImport,
+  EXPORT_COLUMNS,
   failImport,
   IMPORT_COLUMNS,
   ImportGoneError,
@@ -43,11 +44,13 @@ function checkHeader(names: string[]): void {
 
 /**
  * The rows of an import file (text or bytes), as core takes them: only the import's columns, and a row
- * the CSV reader could not read as a row error. Nothing in the bytes can make this throw except a
+ * the CSV reader could not read as a row error. A file with exactly the export's header is one of our
+ * exports: its cells' formula neutralisation is undone, so it imports back to the exported values
+ * (CONTRACT §17). Nothing in the bytes can make this throw except a
  * header that is missing, unreadable or without a url column (ImportFileError, CsvFormatError).
  */
 export function importRowsOf(input: AsyncIterable<string | Uint8Array>): AsyncGenerator<ImportRow> {
-  return readCsvRows(input, { columns: IMPORT_COLUMNS, onHeader: checkHeader });
+  return readCsvRows(input, { columns: IMPORT_COLUMNS, ownHeader: EXPORT_COLUMNS, onHeader: checkHeader });
 }
 
 /** Why a file failed, in words for the job's `failure_reason`. */

@@ -10,11 +10,9 @@ import {
   claimImport,
   completeImport,
   createImport,
-  ERRORS_CSV_HEADER,
   failImport,
   findDomainByName,
   findUserByEmail,
-  formatErrorsCsv,
   getImport,
   normalizeDomainName,
   runImport,
@@ -23,6 +21,7 @@ import {
   type ImportTotals,
   type RowError,
 } from "@shortener/core";
+import { ERRORS_CSV_HEADER, formatErrorsCsv } from "@shortener/csv";
 import { lockDataDir, migrate, openDb, type Database } from "@shortener/db";
 import { parseImporterEnv } from "./env.ts";
 import { tryLockJob } from "./locks.ts";

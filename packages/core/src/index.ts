@@ -99,7 +99,6 @@ export { type ImportJob, type RowError, JOB_ERRORS_SHOWN } from "./imports/impor
 export { createImport, SOURCE_PART_CHARS } from "./imports/create-import.ts";
 export { getImport, streamImportErrors } from "./imports/get-import.ts";
 export { listImports } from "./imports/list-imports.ts";
-export { ERRORS_CSV_HEADER, formatErrorsCsv, toCsvCell } from "./imports/errors-csv.ts";
 export { checkImportRow, toLinkInput, type CheckedRow, type ImportRow } from "./imports/check-import-row.ts";
 export { loadImportScope, type ImportScope } from "./imports/import-scope.ts";
 export { importKeyOf, ImportGoneError, type BatchOutcome } from "./imports/write-import-batch.ts";
@@ -136,6 +135,6 @@ export { domainUrlOf, shortUrlOf, type UrlScheme } from "./links/short-url.ts";
 export { QrOptionsInput, QR_ECC_LEVELS, QR_FORMATS, QR_MAX_MARGIN, QR_MAX_SIZE, QR_MIN_SIZE, type QrEcc, type QrFormat, type QrOptions } from "./qr/schemas.ts";
 export { renderQr, type QrImage } from "./qr/render-qr.ts";
 export { createQrCache, DEFAULT_QR_CACHE, type QrCache, type QrCacheOptions } from "./qr/qr-cache.ts";
-export { ExportLinksInput, ExportLinksPageInput, EXPORT_PAGE_MAX } from "./links/schemas.ts";
+export { EXPORT_INCLUDES, ExportLinksInput, ExportLinksPageInput, EXPORT_PAGE_MAX } from "./links/schemas.ts";
 export { EXPORT_COLUMNS, exportLinksPage, streamLinkExport, type ExportPage, type ExportRow } from "./links/export-links.ts";
 export { type ImportColumn } from "./imports/schemas.ts";

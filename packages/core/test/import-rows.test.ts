@@ -1,37 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CreateLinkShape } from "../src/links/schemas.ts";
 import { createFieldsParser, parseFields } from "../src/validation/fields.ts";
-import { formatErrorsCsv, toCsvCell, toLinkInput } from "@shortener/core";
-
-describe("toCsvCell", () => {
-  it.each([
-    ['=HYPERLINK("http://evil")', '"\'=HYPERLINK(""http://evil"")"'],
-    ["+1", "'+1"],
-    ["-2", "'-2"],
-    ["@SUM(A1)", "'@SUM(A1)"],
-    ["\tcmd", "'\tcmd"],
-    ["\rcmd", '"\'\rcmd"'],
-    ["plain", "plain"],
-    ["a,b", '"a,b"'],
-    ["two\nlines", '"two\nlines"'],
-  ])("neutralises and quotes %j", (input, expected) => {
-    expect(toCsvCell(input)).toBe(expected);
-  });
-
-  it("leaves numbers and empty values alone", () => {
-    expect(toCsvCell(-5)).toBe("-5");
-    expect(toCsvCell(null)).toBe("");
-  });
-
-  it("formats row errors as CRLF lines", () => {
-    expect(
-      formatErrorsCsv([
-        { line: 3, field: "title", message: "=cmd|' /C calc'!A0" },
-        { line: 4, field: null, message: "x" },
-      ]),
-    ).toBe("3,title,'=cmd|' /C calc'!A0\r\n4,,x\r\n");
-  });
-});
+import { toLinkInput } from "@shortener/core";
 
 describe("toLinkInput", () => {
   it("maps a row to the link schema's input: empty cells are not sent, pixel ids split on ';', numbers as numbers", () => {

@@ -1,3 +1,4 @@
+import { restoreFormula } from "./cells.ts";
 import { CsvRecordReader, type CsvRecord } from "./records.ts";
 
 /**
@@ -31,6 +32,13 @@ export type ReadCsvOptions = {
    * May throw to stop reading (a required column is missing).
    */
   onHeader?: (names: string[]) => void;
+  /**
+   * The header row of files this service writes itself (a link export, CONTRACT §17), cell for cell as
+   * written. A file whose header row is exactly that has its formula neutralisation undone in every
+   * cell (`restoreFormula`), so it reads back to the values that were exported; any other file is read
+   * as it is.
+   */
+  ownHeader?: readonly string[];
 };
 
 /** A file as it arrives: text or bytes, in pieces (a stream, a generator, or an array). */
@@ -63,9 +71,11 @@ export async function* readCsvRecords(input: CsvInput, options: { maxRecordChars
  */
 export async function* readCsvRows(input: CsvInput, options: ReadCsvOptions = {}): AsyncGenerator<CsvRow> {
   let header: Array<string | null> | undefined;
+  let isOwnFile = false;
   for await (const record of readCsvRecords(input, options)) {
     if (header === undefined) {
       if (record.error !== undefined) throw new CsvFormatError(record.line, `The header row cannot be read: ${record.error}`);
+      isOwnFile = options.ownHeader !== undefined && isSameHeader(record.cells, options.ownHeader);
       const names = normalizeHeader(record.cells);
       options.onHeader?.(names);
       const keep = options.columns ? new Set(options.columns) : undefined;
@@ -80,11 +90,15 @@ export async function* readCsvRows(input: CsvInput, options: ReadCsvOptions = {}
     const width = Math.min(header.length, record.cells.length);
     for (let i = 0; i < width; i++) {
       const name = header[i];
-      if (name !== null && name !== undefined) fields[name] = record.cells[i] as string;
+      if (name !== null && name !== undefined) fields[name] = isOwnFile ? restoreFormula(record.cells[i] as string) : (record.cells[i] as string);
     }
     yield { line: record.line, fields };
   }
   if (header === undefined) options.onHeader?.([]);
+}
+
+function isSameHeader(cells: readonly string[], own: readonly string[]): boolean {
+  return cells.length === own.length && cells.every((cell, i) => cell === own[i]);
 }
 
 /** What an upload's reader learns before queueing it: the header's names and how many rows follow. */

@@ -56,6 +56,18 @@ export function assertScope(auth: Authenticated, scope: Scope): void {
 }
 
 /**
+ * CONTRACT §17: an export's password hashes (`include=secrets`) go only to a key that could set them,
+ * one with `links:write`; a read-only key (a reporting tool) asking for them: `403 forbidden`. `include`
+ * is the value sent (core validates it).
+ */
+export function assertExportIncludeAllowed(scopes: readonly Scope[], include: unknown): void {
+  if (include === "secrets" && !hasScope(scopes, "links:write")) throw new HttpError(403, "forbidden", "Password hashes (include=secrets) are exported only to an API key with the links:write scope.");
+}
+
+/** The answer header that says whether an export carries the password hashes: `included`, or `withheld` (ask with include=secrets). */
+export const EXPORT_SECRETS_HEADER = "shortener-export-secrets";
+
+/**
  * The bearer key of a request, with its failures counted as `createGuard` says: the live key (never
  * refused for its client's failed tries), null for none or an unknown one (a counted failed try), or a
  * thrown 429 once its client has used up its tries. The stats page uses it for owner keys.

@@ -344,9 +344,19 @@ function buildDocument(): Json {
       tags: linkTags,
       summary: "Your links as CSV with the import's columns, every list filter applied (streamed)",
       description:
-        "The columns are exactly those POST /imports reads, so the file imports again unchanged: `domain` by name, passwords as their stored hashes in `password_hash` and `privacy_password_hash`. Rows in id order (`sort=desc` for the newest first).",
+        "The columns are exactly those POST /imports reads, so the file imports again unchanged: `domain` by name, passwords as their stored hashes in `password_hash` and `privacy_password_hash` — only with `include=secrets`, and only for a key with the `links:write` scope (a key without it asking: 403 forbidden). Without `include=secrets` those two columns are empty (a re-import then gives links without passwords) and the `Shortener-Export-Secrets` header says `withheld`. Cells starting with `=`, `+`, `-`, `@`, a tab or a carriage return (or apostrophes then one of those) get a leading apostrophe so spreadsheets do not run them; the importer removes it again for a file with this exact header. Rows in id order (`sort=desc` for the newest first).",
       parameters: queryParameters(core.ExportLinksInput, ["cursor"]),
-      responses: { "200": { description: "CSV, header line first", headers: RATE_HEADERS, content: { "text/csv": { schema: { type: "string" } } } }, ...errors("ValidationFailed") },
+      responses: {
+        "200": {
+          description: "CSV, header line first",
+          headers: {
+            ...RATE_HEADERS,
+            "Shortener-Export-Secrets": { description: "`included` (include=secrets) or `withheld` (password-hash columns empty)", schema: { type: "string", enum: ["included", "withheld"] } },
+          },
+          content: { "text/csv": { schema: { type: "string" } } },
+        },
+        ...errors("Forbidden", "ValidationFailed"),
+      },
     },
   };
   paths["/links/{id}/qr"] = {

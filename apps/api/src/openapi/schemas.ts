@@ -25,7 +25,7 @@ export const DomainJson = z.strictObject({
       value: z.string().describe("shortener-verify= + the domain's token"),
     })
     .nullable()
-    .describe("the DNS record to publish while unverified; null once verified"),
+    .describe("the DNS record to publish while unverified; null once verified. In a link's `domain`, null also for a key without the domains:read scope (and in webhook payloads)"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

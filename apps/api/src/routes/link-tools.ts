@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { csvLine } from "@shortener/csv";
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from "fastify";
 import {
   BulkDeleteLinksInput,
@@ -15,8 +16,8 @@ import {
   type QrImage,
 } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
-import { ctxOf } from "../http/auth.ts";
-import { csvLine, privateCsvHeaders } from "../http/csv.ts";
+import { assertExportIncludeAllowed, ctxOf, EXPORT_SECRETS_HEADER } from "../http/auth.ts";
+import { privateCsvHeaders } from "../http/csv.ts";
 import { sendList } from "../http/envelope.ts";
 import { formInput } from "../http/form.ts";
 import { idParam, resource } from "../http/routes.ts";
@@ -60,7 +61,7 @@ export function bulkLinkHandlers(deps: ApiDeps, json: Serializers): { PATCH: Rou
       const body = request.body && typeof request.body === "object" ? (request.body as Record<string, unknown>) : {};
       const ids = body.ids ?? queryIds(request);
       const updated = await bulkUpdateLinks({ ctx: ctxOf(deps, request), input: formInput(BulkUpdateLinksInput, { ...body, ids }) });
-      return sendList(request, reply, { data: updated, total: updated.length, page: 1, perPage: Math.max(1, updated.length) }, json.link);
+      return sendList(request, reply, { data: updated, total: updated.length, page: 1, perPage: Math.max(1, updated.length) }, json.forScopes(request.auth?.scopes ?? []).link);
     },
     DELETE: async (request, reply) => {
       const deleted = await bulkDeleteLinks({ ctx: ctxOf(deps, request), input: formInput(BulkDeleteLinksInput, { ids: queryIds(request) }) });
@@ -84,11 +85,18 @@ export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serial
    * The caller's links as CSV with the import's columns (docs/adr/0026-link-exports.md), streamed: one
    * page of rows is read from the database when the socket has taken the previous one (Readable.from
    * pulls the generator only as the reply drains), so memory stays flat at any size. Bad filters are a
-   * 422 before anything is sent; a client that goes away stops the reads.
+   * 422 before anything is sent; a client that goes away stops the reads. Cells that a spreadsheet would
+   * run as formulas are neutralised (`csvLine`); the importer undoes it for a file with this header.
+   * The password hashes only with `include=secrets`, for a key with `links:write` (403 otherwise); the
+   * `Shortener-Export-Secrets` header says whether they are in (`included`) or not (`withheld`).
    */
   resource(app, "/links/export", "links:read", {
     GET: async (request, reply) => {
-      const pages = await streamLinkExport({ ctx: ctxOf(deps, request), input: formInput(ExportLinksInput, sentQuery(request)) });
+      const query = sentQuery(request);
+      const ctx = ctxOf(deps, request);
+      assertExportIncludeAllowed(request.auth?.scopes ?? [], query.include);
+      const input = formInput(ExportLinksInput, query);
+      const pages = await streamLinkExport({ ctx, input });
       const body = Readable.from(
         (async function* () {
           yield csvLine(EXPORT_COLUMNS);
@@ -103,7 +111,7 @@ export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serial
       const day = deps.now().toISOString().slice(0, 10);
       return reply
         .code(200)
-        .headers(privateCsvHeaders(`links-${day}.csv`))
+        .headers({ ...privateCsvHeaders(`links-${day}.csv`), [EXPORT_SECRETS_HEADER]: query.include === "secrets" ? "included" : "withheld" })
         .send(body);
     },
   });

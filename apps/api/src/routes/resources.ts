@@ -1,4 +1,4 @@
-import type { FastifyInstance, RouteHandlerMethod } from "fastify";
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from "fastify";
 import type { z } from "zod";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
@@ -25,16 +25,17 @@ function crud<T, J, O extends ResourceObject>(
   collection: { PATCH?: RouteHandlerMethod; DELETE?: RouteHandlerMethod } = {},
 ): void {
   const { path, object, verbs, input, scopes } = spec;
-  const toJson = spec.toJson(json);
+  /** The serialiser for the request's key (what its scopes may see, `Serializers.forScopes`). */
+  const toJsonFor = (request: FastifyRequest) => spec.toJson(json.forScopes(request.auth?.scopes ?? []));
   resource(app, path, scopes, {
-    GET: async (request, reply) => sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: formInput(input.list, request.query) }), toJson),
-    POST: async (request, reply) => sendOne(reply, toJson(await verbs.create({ ctx: ctxOf(deps, request), input: formInput(input.create, request.body) })), 201),
+    GET: async (request, reply) => sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: formInput(input.list, request.query) }), toJsonFor(request)),
+    POST: async (request, reply) => sendOne(reply, toJsonFor(request)(await verbs.create({ ctx: ctxOf(deps, request), input: formInput(input.create, request.body) })), 201),
     ...collection,
   });
   const update: RouteHandlerMethod = async (request, reply) =>
-    sendOne(reply, toJson(await verbs.update({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(input.update, request.body) })));
+    sendOne(reply, toJsonFor(request)(await verbs.update({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(input.update, request.body) })));
   resource(app, `${path}/:id`, scopes, {
-    GET: async (request, reply) => sendOne(reply, toJson(await verbs.get({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
+    GET: async (request, reply) => sendOne(reply, toJsonFor(request)(await verbs.get({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
     PUT: update,
     PATCH: update,
     DELETE: async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { getStats, GetStatsInput, toCsvCell, ValidationError, type StatRow } from "@shortener/core";
+import { csvCell } from "@shortener/csv";
+import { getStats, GetStatsInput, ValidationError, type StatRow } from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { ctxOf } from "../http/auth.ts";
 import { privateCsvHeaders } from "../http/csv.ts";
@@ -31,7 +32,7 @@ export function statsRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const page = await getStats({ ctx: ctxOf(deps, request), input: formInput(GetStatsInput, { ...query, link_id: id }) });
       if (!isCsv) return sendList(request, reply, page, (row: StatRow) => ({ value: row.value, count: row.count }));
       let csv = "value,count\r\n";
-      for (const row of page.data) csv += `${toCsvCell(row.value)},${row.count}\r\n`;
+      for (const row of page.data) csv += `${csvCell(row.value)},${row.count}\r\n`;
       return reply
         .code(200)
         .headers({ ...privateCsvHeaders(`stats-${id}-${page.name}-${page.range.from}-${page.range.to}.csv`), vary: "Accept" })

@@ -1,12 +1,26 @@
-import { domainUrlOf, shortUrlOf, verificationRecordOf, type Domain, type Link, type Pixel, type Space } from "@shortener/core";
+import { domainUrlOf, hasScope, shortUrlOf, verificationRecordOf, type Domain, type Link, type Pixel, type Scope, type Space } from "@shortener/core";
 import type { ApiConfig } from "../deps.ts";
 
-/** REST's and tRPC's JSON for each resource (CONTRACT §3): snake_case, typed values, null when not set. */
-export type Serializers = ReturnType<typeof createSerializers>;
+/**
+ * REST's and tRPC's JSON for each resource (CONTRACT §3): snake_case, typed values, null when not set.
+ * `forScopes` gives the serialisers for a key with those scopes: a link's embedded `domain` carries its
+ * `verification` record (the DNS token that proves a claim) only for a key with `domains:read`, which
+ * the domain endpoints need; to any other caller — a `links:read` key, a webhook's receiver — it is
+ * `null` (`verified` still tells whether the domain serves). The serialisers `createSerializers`
+ * returns are that withholding set: a caller that forgets to pick gives away nothing.
+ */
+export type Serializers = ReturnType<typeof buildSerializers> & { forScopes(scopes: readonly Scope[]): Serializers };
 
 const iso = (d: Date) => d.toISOString();
 
-export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
+export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">): Serializers {
+  const forScopes = (scopes: readonly Scope[]): Serializers => (hasScope(scopes, "domains:read") ? withDomainSecrets : withheld);
+  const withDomainSecrets: Serializers = { ...buildSerializers(config, { isVerificationInLinks: true }), forScopes };
+  const withheld: Serializers = { ...buildSerializers(config, { isVerificationInLinks: false }), forScopes };
+  return withheld;
+}
+
+function buildSerializers(config: Pick<ApiConfig, "shortUrlScheme">, view: { isVerificationInLinks: boolean }) {
   const domainUrl = (name: string) => domainUrlOf(name, config.shortUrlScheme);
 
   /** `short_url` of a link on the named domain (the visitor side's QR codes encode the same). */
@@ -54,7 +68,7 @@ export function createSerializers(config: Pick<ApiConfig, "shortUrlScheme">) {
     clicks: l.clicks,
     status: l.status,
     space: l.space ? { id: l.space.id, name: l.space.name, color: l.space.color } : null,
-    domain: domain(l.domain),
+    domain: view.isVerificationInLinks ? domain(l.domain) : { ...domain(l.domain), verification: null },
     pixels: l.pixels.map((p) => ({ id: p.id, name: p.name, type: p.type, value: p.value })),
     created_at: iso(l.createdAt),
     updated_at: iso(l.updatedAt),

@@ -1,5 +1,6 @@
 import * as core from "@shortener/core";
 import { BulkDeleteLinksInput, BulkUpdateLinksInput, EXPORT_COLUMNS, ExportLinksPageInput, IdInput, QrOptionsInput } from "@shortener/core";
+import { assertExportIncludeAllowed } from "../http/auth.ts";
 import { toDeletedJson } from "./lists.ts";
 import { router, scoped } from "./init.ts";
 
@@ -39,12 +40,16 @@ export const linkToolsRouter = router({
     }),
   /**
    * One page of the export (REST streams the whole file as CSV): rows with the import's columns, each
-   * cell as the CSV has it, and the cursor of the next page (null after the last).
+   * cell's value (JSON needs no formula neutralisation: that is the CSV writer's), and the cursor of
+   * the next page (null after the last). The password hashes only with `include: "secrets"`, for a key
+   * with `links:write` (FORBIDDEN otherwise); `secrets` says whether they are in.
    */
   export: scoped("links:read")
     .input(ExportLinksPageInput)
     .query(async ({ ctx, input }) => {
+      assertExportIncludeAllowed(ctx.scopes, input.include);
       const page = await core.exportLinksPage({ ctx: ctx.core, input });
-      return { columns: EXPORT_COLUMNS, data: page.rows, next_cursor: page.nextCursor };
+      const secrets: "included" | "withheld" = input.include === "secrets" ? "included" : "withheld";
+      return { columns: EXPORT_COLUMNS, data: page.rows, next_cursor: page.nextCursor, secrets };
     }),
 });

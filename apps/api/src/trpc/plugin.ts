@@ -54,7 +54,7 @@ export async function registerTrpc(
         core: coreCtx(deps, auth),
         keyId: auth.keyId,
         scopes: auth.scopes,
-        json,
+        json: json.forScopes(auth.scopes),
         log: req.log,
         domains,
         webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate },

@@ -9,7 +9,10 @@ import { EXPORT_PAGE_MAX, ExportLinksInput, ExportLinksPageInput } from "./schem
 /** The columns of an export: exactly those an import reads (CONTRACT §12, §17), in that order. */
 export const EXPORT_COLUMNS: readonly ImportColumn[] = IMPORT_COLUMNS;
 
-/** One link as an export row: every column's cell as text, `""` when not set (as an import reads it). */
+/**
+ * One link as an export row: every column's cell as text, `""` when not set (as an import reads it).
+ * The cells are values; the CSV writer neutralises formulas (`@shortener/csv`), the importer undoes it.
+ */
 export type ExportRow = Record<ImportColumn, string>;
 
 export type ExportPage = { rows: ExportRow[]; nextCursor: number | null };
@@ -22,13 +25,16 @@ const pixelIds = sql<string | null>`(select string_agg(lp.pixel_id::text, ';' or
  * keyset read: a page costs the same at the start of a million links as at the end.
  *
  * What a row carries: `domain` by name (`domain_id` is left empty, so a file imports into any account
- * or database that has a domain of that name), the space and pixel ids, the stored password hashes in
- * `password_hash` / `privacy_password_hash` (never a clear password: none is stored), expiration in
- * UTC. Targeting, clicks and dates of creation are not import columns, so they are not exported.
+ * or database that has a domain of that name), the space and pixel ids, expiration in UTC, and with
+ * `include=secrets` the stored password hashes in `password_hash` / `privacy_password_hash` (never a
+ * clear password: none is stored). Without it those two columns are empty: the file still imports, to
+ * links without passwords. Targeting, clicks and dates of creation are not import columns, so they are
+ * not exported.
  */
 export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportLinksPageInput }): Promise<ExportPage> {
   const p = parseInput(ExportLinksPageInput, input);
   const filters = await linkFilterCondition(ctx.db, ctx.actor.userId, p, ctx.now());
+  const isWithSecrets = p.include === "secrets";
   const isAsc = p.sort === "asc";
   const after = p.cursor === undefined ? undefined : isAsc ? gt(links.id, p.cursor) : lt(links.id, p.cursor);
   const rows = await ctx.db
@@ -38,12 +44,12 @@ export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportL
       alias: links.alias,
       domain: domains.name,
       title: links.title,
-      passwordHash: links.passwordHash,
+      passwordHash: isWithSecrets ? links.passwordHash : sql<string | null>`null`,
       spaceId: links.spaceId,
       pixelIds,
       disabled: links.disabled,
       privacy: links.privacy,
-      privacyPasswordHash: links.privacyPasswordHash,
+      privacyPasswordHash: isWithSecrets ? links.privacyPasswordHash : sql<string | null>`null`,
       expirationUrl: links.expirationUrl,
       endsAt: links.endsAt,
       expirationClicks: links.expirationClicks,

@@ -180,14 +180,20 @@ export type ListLinksInput = z.input<typeof ListLinksInput>;
 /** Rows a page of an export (`exportLinksPage`); the streamed export reads pages of this size. */
 export const EXPORT_PAGE_MAX = 1000;
 
+/** What an export may add on request (`include`): `secrets`, the stored password hashes. */
+export const EXPORT_INCLUDES = ["secrets"] as const;
+
 /**
  * CONTRACT §17: the export takes every filter of §5 (with the list's values and errors). Its rows come
  * in id order, `sort` asc (the default: the order they were created in) or desc; `cursor` starts after
  * (desc: before) that id, so an interrupted export can be resumed from the last id it received.
+ * `include=secrets` fills the two password-hash columns; without it they are empty. Who may ask for
+ * them (a key that could set them, `links:write`) is the adapter's check: core knows no keys.
  */
 export const ExportLinksInput = ListLinksInput.pick({ search: true, search_by: true, status: true, space_id: true, domain_id: true, pixel_id: true }).extend({
   sort: defaulted(stringEnumField("sort", ["asc", "desc"]), "asc"),
   cursor: onCreate(idField("cursor")),
+  include: onCreate(stringEnumField("include", EXPORT_INCLUDES)),
 });
 export type ExportLinksInput = z.input<typeof ExportLinksInput>;
 
