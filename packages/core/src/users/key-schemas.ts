@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PageParams } from "../lists/pagination.ts";
-import { textField } from "../validation/fields.ts";
+import { displayNameField } from "../validation/display-name.ts";
 import { API_KEY_SCOPES, type Scope } from "./scopes.ts";
 
 /** Most live named keys one user may hold (CONTRACT §17); deleting one frees its place. */
@@ -41,7 +41,7 @@ function isCalendarDate(ymd: string): boolean {
 
 export const CreateApiKeyInput = z.object({
   /** 1–100 characters after trimming; absent or blank: "required". */
-  name: z.preprocess((v: string) => (typeof v === "string" ? v.trim() : ((v as string | null | undefined) ?? "")), textField("name", 1, KEY_NAME_MAX)),
+  name: z.preprocess((v: string) => (typeof v === "string" ? v.trim() : ((v as string | null | undefined) ?? "")), displayNameField("name", 1, KEY_NAME_MAX)),
   scopes,
   /**
    * When the key stops working: an ISO-8601 moment (`2027-01-01T00:00:00Z`) or a date (midnight UTC),

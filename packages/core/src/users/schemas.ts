@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PageParams } from "../lists/pagination.ts";
-import { defaulted, idField, onCreate, stringEnumField, textField } from "../validation/fields.ts";
+import { displayNameField } from "../validation/display-name.ts";
+import { defaulted, idField, onCreate, stringEnumField } from "../validation/fields.ts";
 
 export const CreateUserInput = z.object({
   email: z
@@ -9,7 +10,7 @@ export const CreateUserInput = z.object({
     .toLowerCase()
     .max(255, { error: "The email must not be greater than 255 characters." })
     .pipe(z.email({ error: "The email must be a valid email address." })),
-  name: textField("name", 1, 255),
+  name: displayNameField("name", 1, 255),
 });
 export type CreateUserInput = z.input<typeof CreateUserInput>;
 
