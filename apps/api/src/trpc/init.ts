@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { hasScope, type Ctx, type QrCache, type Scope, type WebhookTargetOptions } from "@shortener/core";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { Serializers } from "../serialize/resources.ts";
+import { HttpError } from "../errors.ts";
 import { rejectNul } from "../http/nul.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
@@ -65,6 +66,9 @@ const refuseNul = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/** FORBIDDEN with REST's 403 as its cause: the message is ours, and the slug `forbidden`. */
+const forbidden = (message: string) => new TRPCError({ code: "FORBIDDEN", message, cause: new HttpError(403, "forbidden", message) });
+
 /**
  * The key's scope against the one the procedure declares: FORBIDDEN without it. A procedure that
  * declares none is refused to every key (no procedure is open by omission).
@@ -72,8 +76,8 @@ const refuseNul = t.middleware(async ({ getRawInput, next }) => {
 const checkScope = t.middleware(async ({ ctx, meta, next }) => {
   const context = contexts.get(ctx.request);
   const scope = meta?.scope;
-  if (!scope) throw new TRPCError({ code: "FORBIDDEN", message: "This procedure declares no scope." });
-  if (!context || !hasScope(context.scopes, scope)) throw new TRPCError({ code: "FORBIDDEN", message: `This API key does not have the ${scope} scope.` });
+  if (!scope) throw forbidden("This procedure declares no scope.");
+  if (!context || !hasScope(context.scopes, scope)) throw forbidden(`This API key does not have the ${scope} scope.`);
   return next();
 });
 

@@ -19,3 +19,18 @@ export function displayNameField(label: string, min: number, max: number) {
     error: `The ${label} must not contain control characters or bidirectional override characters.`,
   });
 }
+
+/**
+ * A value the caller sent, quoted for an error message only when it is a short string that displays
+ * safely; otherwise `undefined`, and the message names the field without it. No message echoes a long,
+ * nested or hostile input back.
+ */
+export function quotedForMessage(input: unknown): string | undefined {
+  return typeof input === "string" && input.length <= 64 && !UNDISPLAYABLE.test(input) ? JSON.stringify(input) : undefined;
+}
+
+/** "The event "x" is not one of a, b." when the input quotes safely, else "Each event must be one of a, b." */
+export function notOneOfMessage(label: string, input: unknown, values: readonly string[]): string {
+  const quoted = quotedForMessage(input);
+  return quoted ? `The ${label} ${quoted} is not one of ${values.join(", ")}.` : `Each ${label} must be one of ${values.join(", ")}.`;
+}
