@@ -18,7 +18,7 @@ export type CreateSpaceInput = z.input<typeof CreateSpaceInput>;
 export const UpdateSpaceShape = {
   name: onCreate(
     z
-      .string()
+      .string({ error: "The name must be a string." })
       .trim()
       .pipe(displayNameField("name", 1, 32)),
   ),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PageParams } from "../lists/pagination.ts";
 import { displayNameField } from "../validation/display-name.ts";
-import { defaulted, idField, onCreate, stringEnumField } from "../validation/fields.ts";
+import { defaulted, idField, onCreate, stringEnumField, textField } from "../validation/fields.ts";
 
 export const CreateUserInput = z.object({
   email: z
@@ -16,7 +16,7 @@ export type CreateUserInput = z.input<typeof CreateUserInput>;
 
 export const ListUsersInput = z.object({
   ...PageParams,
-  search: onCreate(z.string().max(255)),
+  search: onCreate(textField("search", 0, 255)),
   search_by: defaulted(stringEnumField("search by", ["email", "name"]), "email"),
   sort_by: defaulted(stringEnumField("sort by", ["id", "email", "name"]), "id"),
 });
