@@ -5,12 +5,13 @@ import { sql } from "@shortener/db";
 import { loggableError, openFailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "./deps.ts";
 import { createDomainVerbs } from "./domain-policy.ts";
-import { NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
+import { HttpError, NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
 import { assertScope, createGuard, type RouteScope } from "./http/auth.ts";
 import { createSessionGuard } from "./http/session.ts";
 import { createBaseUrls } from "./http/base-url.ts";
 import { createKeyCache } from "./http/key-cache.ts";
-import { decodeForm, normalizeBody } from "./http/form.ts";
+import { decodeForm } from "./http/form.ts";
+import { parseJsonBody } from "./http/json.ts";
 import { rejectNul } from "./http/nul.ts";
 import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
@@ -117,10 +118,10 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   });
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     try {
-      const text = (body as string).trim();
-      done(null, text === "" ? {} : normalizeBody(JSON.parse(text)));
-    } catch {
-      done(Object.assign(new Error("invalid json"), { statusCode: 400, code: "FST_ERR_CTP_INVALID_JSON_BODY" }), undefined);
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      // Too deep: our own 400. Anything else the parser says (it may quote the body): one fixed sentence.
+      done(error instanceof HttpError ? error : Object.assign(new Error("invalid json"), { statusCode: 400, code: "FST_ERR_CTP_INVALID_JSON_BODY" }), undefined);
     }
   });
 

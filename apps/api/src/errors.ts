@@ -47,6 +47,9 @@ export const HTTP_ERROR_TRPC: Record<number, TRPC_ERROR_CODE_KEY> = {
 export const NOT_FOUND_MESSAGE = "Resource not found.";
 export const SERVER_ERROR_MESSAGE = "Server Error.";
 export const SERVICE_UNAVAILABLE_MESSAGE = "Service Unavailable.";
+export const INVALID_JSON_MESSAGE = "The request body is not valid JSON.";
+/** A client error with no sentence of its own (what the framework or tRPC said is never passed on). */
+export const BAD_REQUEST_MESSAGE = "The request could not be understood.";
 /** How long a client is asked to wait (`Retry-After`, seconds) while the database is unreachable. */
 export const RETRY_AFTER_SECONDS = 5;
 /** CONTRACT §16: the database cannot be reached; the request can be tried again in a moment. */
@@ -64,7 +67,7 @@ const FASTIFY_STATUS_CODES: Record<number, string> = {
 const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "The request body is larger than 1 MiB.",
   FST_ERR_CTP_INVALID_MEDIA_TYPE: "The content type is not supported: send application/x-www-form-urlencoded or application/json.",
-  FST_ERR_CTP_INVALID_JSON_BODY: "The request body is not valid JSON.",
+  FST_ERR_CTP_INVALID_JSON_BODY: INVALID_JSON_MESSAGE,
   FST_ERR_CTP_EMPTY_JSON_BODY: "The request body is empty but its content type is application/json.",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length header does not match the body.",
 };
@@ -87,7 +90,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
     const status = e.statusCode;
     const code = FASTIFY_STATUS_CODES[status] ?? "bad_request";
-    const message = (typeof e.code === "string" && FASTIFY_MESSAGES[e.code]) || "The request could not be understood.";
+    const message = (typeof e.code === "string" && FASTIFY_MESSAGES[e.code]) || BAD_REQUEST_MESSAGE;
     return { status, body: { message, code, status }, headers: {}, isUnexpected: false };
   }
   if (isConnectionError(error)) return toErrorResponse(serviceUnavailable());

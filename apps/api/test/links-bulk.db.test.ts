@@ -158,6 +158,58 @@ describe("PATCH /api/v1/links", () => {
   });
 });
 
+describe("duplicate ids count once against the 100 (issue #26 item 12b)", () => {
+  /** 101 copies of one id, then 50 copies each of three: more than 100 entries, at most 3 links. */
+  const copies = (ids: number[]) => (ids.length === 1 ? Array.from({ length: 101 }, () => ids[0] ?? 0) : ids.flatMap((id) => Array.from({ length: 50 }, () => id)));
+  const cases: Array<{ name: string; n: number; send: (ids: number[]) => Promise<{ status: number; body: any }>; deletes: boolean }> = [
+    { name: "DELETE ?ids=, 101 copies of one id", n: 1, send: (ids) => api.call(owner.user, "DELETE", `/api/v1/links?ids=${copies(ids).join(",")}`), deletes: true },
+    {
+      name: "DELETE ?ids[]=, 150 entries of three ids",
+      n: 3,
+      send: (ids) =>
+        api.call(
+          owner.user,
+          "DELETE",
+          `/api/v1/links?${copies(ids)
+            .map((id) => `ids[]=${id}`)
+            .join("&")}`,
+        ),
+      deletes: true,
+    },
+    { name: "PATCH form, 101 copies of one id", n: 1, send: (ids) => api.call(owner.user, "PATCH", "/api/v1/links", { ids: copies(ids).join(","), title: "Deduplicated" }), deletes: false },
+    { name: "PATCH JSON, 150 entries of three ids", n: 3, send: (ids) => sendJson(owner, "PATCH", "/api/v1/links", { ids: copies(ids), title: "Deduplicated" }), deletes: false },
+    {
+      name: "tRPC links.bulkDelete, 101 copies of one id",
+      n: 1,
+      send: async (ids) => ({ status: 200, body: await trpcClient(api.app, owner.user.apiKey).links.bulkDelete.mutate({ ids: copies(ids) }) }),
+      deletes: true,
+    },
+    {
+      name: "tRPC links.bulkUpdate, 150 entries of three ids",
+      n: 3,
+      send: async (ids) => ({ status: 200, body: await trpcClient(api.app, owner.user.apiKey).links.bulkUpdate.mutate({ ids: copies(ids), title: "Deduplicated" }) }),
+      deletes: false,
+    },
+  ];
+  it.each(cases)("$name: each link once", async ({ n, send, deletes }) => {
+    const ids = await newLinks(owner, n);
+    const res = await send(ids);
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((entry: { id: number }) => entry.id)).toEqual(ids);
+    for (const shown of await snapshot(owner, ids)) {
+      if (deletes) expect(shown.status).toBe(404);
+      else expect(shown.body.data.title).toBe("Deduplicated");
+    }
+  });
+
+  it("101 distinct ids are still too many, however many copies", async () => {
+    const distinct = Array.from({ length: 101 }, (_, i) => 2_000_000_000 + i);
+    const res = await api.call(owner.user, "DELETE", `/api/v1/links?ids=${[...distinct, ...distinct].join(",")}`);
+    expect(res.status).toBe(422);
+    expect(res.body.message).toEqual({ ids: ["The ids may not have more than 100 items."] });
+  });
+});
+
 describe("all or nothing: one bad id or field is a 422 with every failing field, and nothing changes", () => {
   const tooMany = Array.from({ length: 101 }, (_, i) => String(i + 1)).join(",");
   type Case = { name: string; method: "PATCH" | "DELETE"; request: (mine: number[], foreign: number[]) => { url: string; form?: Body }; fields: string[] };

@@ -51,8 +51,8 @@ export function createDelivery(parts: { config: Pick<RedirectConfig, "redirectSt
     const choice = chooseDestination(link, { country, platform: agent.platform, languages }, needs.rotation ? nextRotation(link) : 0);
     const location = mergeQuery(choice.url, query);
 
-    // Bots are sent straight on (CONTRACT §15), like visitors who ask not to be tracked.
-    const skipPixels = agent.isBot || req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
+    // HEAD and bots are sent straight on (CONTRACT §7 step 11, §15), like visitors who ask not to be tracked.
+    const skipPixels = isHead || agent.isBot || req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
     if (link.pixels.length && !skipPixels) {
       const page = pixelPage(link.pixels, location);
       sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });

@@ -76,7 +76,27 @@ describe("HTML pages may not be framed", () => {
   });
 });
 
-describe("bots on a pixel link", () => {
+describe("HEAD and bots on a pixel link", () => {
+  it("a browser's HEAD is redirected like a bot's GET, not shown the page, and not counted; its GET still gets the page", async () => {
+    const [pixel] = await database.db.insert(pixelsTable).values({ userId: site.user.id, name: "fb", type: "facebook", value: "7" }).returning();
+    const link = await site.link({ url: "https://pixel-head.example/?a=1", pixel_ids: [pixel?.id ?? 0] });
+    for (let i = 0; i < 3; i++) {
+      const head = await visitor.visit(`/${link.alias}?b=2`, { host: site.host, method: "HEAD" });
+      expect(head.status).toBe(302);
+      expect(head.headers.location).toBe("https://pixel-head.example/?a=1&b=2");
+      expect(head.headers["cache-control"]).toBe("private, no-store");
+      expect(head.headers["content-security-policy"]).toBeUndefined();
+    }
+    await visitor.app.flushClicks();
+    const counted = async () => (await database.db.select().from(clicks).where(eq(clicks.linkId, link.id))).reduce((n, r) => n + r.count, 0);
+    expect(await counted()).toBe(0);
+    const browser = await visitor.visit(`/${link.alias}`, { host: site.host });
+    expect(browser.status).toBe(200);
+    expect(browser.body).toContain("connect.facebook.net");
+    await visitor.app.flushClicks();
+    expect(await counted()).toBe(1);
+  });
+
   it.each([
     ["Googlebot", { "user-agent": GOOGLEBOT }],
     ["a request without a User-Agent", { "user-agent": "" }],

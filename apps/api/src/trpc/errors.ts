@@ -2,7 +2,7 @@ import { TRPCError, type TRPCDefaultErrorShape as DefaultErrorShape, type TRPC_E
 import { z } from "zod";
 import { CoreError, toFieldErrors, ValidationError, type FieldErrors } from "@shortener/core";
 import { isConnectionError } from "@shortener/db";
-import { ERROR_TABLE, HTTP_ERROR_TRPC, HttpError, NOT_FOUND_MESSAGE, SERVER_ERROR_MESSAGE, SERVICE_UNAVAILABLE_MESSAGE } from "../errors.ts";
+import { BAD_REQUEST_MESSAGE, ERROR_TABLE, HTTP_ERROR_TRPC, HttpError, NOT_FOUND_MESSAGE, SERVER_ERROR_MESSAGE, SERVICE_UNAVAILABLE_MESSAGE } from "../errors.ts";
 
 /**
  * Whatever a procedure, its input parser or the context threw → the TRPCError the client gets, by the
@@ -53,12 +53,39 @@ export type ErrorData = {
   fieldErrors: FieldErrors | null;
 };
 
+/**
+ * The sentence of an error whose message is not ours: tRPC's own (they quote the path, the method, or
+ * the JSON parser's words, which quote the input) or a runtime's ("Maximum call stack size exceeded").
+ */
+const INVALID_INPUT_MESSAGE = "The input is not valid JSON.";
+const FIXED_MESSAGES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
+  PARSE_ERROR: INVALID_INPUT_MESSAGE,
+  NOT_FOUND: NOT_FOUND_MESSAGE,
+  METHOD_NOT_SUPPORTED: "This procedure is not called with this method: queries take GET, mutations POST.",
+  SERVICE_UNAVAILABLE: SERVICE_UNAVAILABLE_MESSAGE,
+};
+
+/**
+ * The message a client sees: only sentences we wrote. Field errors give their first sentence; our own
+ * errors (core's, the HTTP layer's) their message; anything else a fixed sentence by its code — a
+ * failed parse of the input (the JSON parser's error as the cause) "not valid JSON" —, never a stack,
+ * an internal text, or the input echoed.
+ */
+function messageOf(error: TRPCError, fieldErrors: FieldErrors | null): string {
+  if (error.code === "INTERNAL_SERVER_ERROR") return SERVER_ERROR_MESSAGE;
+  const firstSentence = fieldErrors ? Object.values(fieldErrors)[0]?.[0] : undefined;
+  if (firstSentence) return firstSentence;
+  const cause = error.cause;
+  if ((cause instanceof CoreError && cause.code !== "INTERNAL") || cause instanceof HttpError) return error.message;
+  if (error.code === "BAD_REQUEST" && cause instanceof Error) return INVALID_INPUT_MESSAGE;
+  return FIXED_MESSAGES[error.code] ?? BAD_REQUEST_MESSAGE;
+}
+
 /** The error formatter: tRPC's shape, plus `data.slug` and `data.fieldErrors`; never a stack or a cause. */
 export function formatTrpcError({ shape, error }: { shape: DefaultErrorShape; error: TRPCError }) {
   const cause = error.cause;
   const fieldErrors = cause instanceof ValidationError ? cause.fields : cause instanceof z.ZodError ? toFieldErrors(cause) : null;
-  const firstSentence = fieldErrors ? Object.values(fieldErrors)[0]?.[0] : undefined;
-  const message = error.code === "INTERNAL_SERVER_ERROR" ? SERVER_ERROR_MESSAGE : (firstSentence ?? shape.message);
+  const message = messageOf(error, fieldErrors);
   const data: DefaultErrorShape["data"] & ErrorData = { ...shape.data, slug: slugOf(error), fieldErrors };
   return { ...shape, message, data };
 }

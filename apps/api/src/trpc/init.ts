@@ -4,6 +4,7 @@ import { hasScope, type Ctx, type QrCache, type Scope, type WebhookTargetOptions
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { PasswordTry } from "../http/sign-in-tries.ts";
 import type { Serializers } from "../serialize/resources.ts";
+import { HttpError } from "../errors.ts";
 import { rejectNul } from "../http/nul.ts";
 import { formatTrpcError, toTrpcError } from "./errors.ts";
 
@@ -69,6 +70,9 @@ const refuseNul = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/** FORBIDDEN with REST's 403 as its cause: the message is ours, and the slug `forbidden`. */
+const forbidden = (message: string) => new TRPCError({ code: "FORBIDDEN", message, cause: new HttpError(403, "forbidden", message) });
+
 /**
  * The key's scope against the one the procedure declares: FORBIDDEN without it. A procedure that
  * declares none is refused to every key (no procedure is open by omission).
@@ -76,9 +80,9 @@ const refuseNul = t.middleware(async ({ getRawInput, next }) => {
 const checkScope = t.middleware(async ({ ctx, meta, next }) => {
   const context = contexts.get(ctx.request);
   const scope = meta?.scope;
-  if (!scope) throw new TRPCError({ code: "FORBIDDEN", message: "This procedure declares no scope." });
+  if (!scope) throw forbidden("This procedure declares no scope.");
   // A session's scopes are those of the key that opened it (docs/adr/0033-session-bounds.md).
-  if (!context || !hasScope(context.scopes, scope)) throw new TRPCError({ code: "FORBIDDEN", message: `This ${context?.session ? "session" : "API key"} does not have the ${scope} scope.` });
+  if (!context || !hasScope(context.scopes, scope)) throw forbidden(`This ${context?.session ? "session" : "API key"} does not have the ${scope} scope.`);
   return next();
 });
 

@@ -6,6 +6,7 @@ import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { createDomainVerbs } from "../domain-policy.ts";
 import { coreCtx, type Guard } from "../http/auth.ts";
+import { assertJsonDepth } from "../http/json.ts";
 import type { SessionGuard } from "../http/session.ts";
 import { beginPasswordTry } from "../http/sign-in-tries.ts";
 import { createSerializers } from "../serialize/resources.ts";
@@ -49,6 +50,9 @@ export async function registerTrpc(
       // A bearer key wins; without one, the dashboard's session cookie (CONTRACT §19).
       const viaSession = sessionGuard && req.headers.authorization === undefined ? await sessionGuard(req, res, cost) : null;
       const auth = viaSession?.auth ?? (await guard(req, res, cost));
+      // Nested deeper than REST takes: refused before tRPC parses the input (CONTRACT §15), like REST's parser.
+      assertJsonDepth(typeof req.body === "string" ? req.body : null);
+      if (req.method === "GET") assertJsonDepth(new URLSearchParams(req.url.slice(req.url.indexOf("?") + 1 || req.url.length)).get("input"));
       const session = viaSession ? { id: viaSession.session.sessionId, csrfToken: viaSession.session.csrfToken } : null;
       return contextHandle({
         core: coreCtx(deps, auth),

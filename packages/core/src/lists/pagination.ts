@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { defaulted, intEnumField, intField, onCreate, stringEnumField } from "../validation/fields.ts";
+import { defaulted, intEnumField, intField, onCreate, stringEnumField, textField } from "../validation/fields.ts";
 
 export const PER_PAGE_VALUES = [10, 25, 50, 100] as const;
 
@@ -13,7 +12,7 @@ export const PageParams = {
 /** The list parameters of a resource known by its name (domains, spaces, pixels): the paging, a search in the name, and sorted by id or name. */
 export const NamedListParams = {
   ...PageParams,
-  search: onCreate(z.string().max(255)),
+  search: onCreate(textField("search", 0, 255)),
   search_by: defaulted(stringEnumField("search by", ["name"]), "name"),
   sort_by: defaulted(stringEnumField("sort by", ["id", "name"]), "id"),
 };

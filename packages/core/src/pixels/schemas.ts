@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { PIXEL_TYPES } from "./pixel-types.ts";
 import { NamedListParams } from "../lists/pagination.ts";
+import { displayNameField } from "../validation/display-name.ts";
 import { onCreate, stringEnumField, textField } from "../validation/fields.ts";
 
 const name = z
   .string({ error: "The name field is required." })
   .trim()
-  .pipe(textField("name", 1, 255));
+  .pipe(displayNameField("name", 1, 255));
 const type = stringEnumField("type", PIXEL_TYPES);
 const value = textField("value", 1, 255).regex(/^[A-Za-z0-9_-]+$/, { error: "The value may only contain letters, numbers, dashes and underscores." });
 

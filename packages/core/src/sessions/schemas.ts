@@ -14,7 +14,7 @@ export type KeySignInInput = z.input<typeof KeySignInInput>;
 
 /** A new dashboard password; `current_password` is required once the user has one. */
 export const SetPasswordInput = z.object({
-  current_password: onCreate(z.string().max(128, { error: "The current password must not be greater than 128 characters." })),
+  current_password: onCreate(textField("current password", 0, 128)),
   password: textField("password", 10, 128),
 });
 export type SetPasswordInput = z.input<typeof SetPasswordInput>;

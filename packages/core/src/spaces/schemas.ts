@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { NamedListParams } from "../lists/pagination.ts";
-import { defaulted, intField, onCreate, textField } from "../validation/fields.ts";
+import { displayNameField } from "../validation/display-name.ts";
+import { defaulted, intField, onCreate } from "../validation/fields.ts";
 
 const color = intField("color", { min: 1, max: 6 });
 
@@ -8,7 +9,7 @@ export const CreateSpaceShape = {
   name: z
     .string({ error: "The name field is required." })
     .trim()
-    .pipe(textField("name", 1, 32)),
+    .pipe(displayNameField("name", 1, 32)),
   color: defaulted(color, 1),
 };
 export const CreateSpaceInput = z.object(CreateSpaceShape);
@@ -17,9 +18,9 @@ export type CreateSpaceInput = z.input<typeof CreateSpaceInput>;
 export const UpdateSpaceShape = {
   name: onCreate(
     z
-      .string()
+      .string({ error: "The name must be a string." })
       .trim()
-      .pipe(textField("name", 1, 32)),
+      .pipe(displayNameField("name", 1, 32)),
   ),
   color: onCreate(color),
 };

@@ -1,6 +1,6 @@
-import { and, count, eq, isNotNull, isNull } from "drizzle-orm";
-import { apiKeys, users } from "@shortener/db";
-import { withTransaction, type Ctx } from "../context.ts";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
+import { apiKeys } from "@shortener/db";
+import type { Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { sha256 } from "../secrets/hash.ts";
 import { parseInput } from "../validation/fields.ts";
@@ -8,6 +8,7 @@ import { API_KEY_PREFIX_LENGTH, generateApiKey } from "./api-keys.ts";
 import { CreateApiKeyInput, MAX_NAMED_KEYS_PER_USER } from "./key-schemas.ts";
 import { namedKeyColumns, toApiKey, type ApiKey } from "./named-key.ts";
 import type { Bounds, Scope } from "./scopes.ts";
+import { withinUserCap } from "./user-cap.ts";
 
 /**
  * A new key never holds more than the caller: every scope asked for is one the caller has, and a caller
@@ -28,23 +29,23 @@ function checkWithinBounds(bounds: Bounds | undefined, scopes: readonly Scope[],
 /**
  * A new named key of the caller with the scopes asked for (CONTRACT §17). The secret is returned here
  * only; the database keeps its SHA-256 hash and its first 8 characters. At most
- * `MAX_NAMED_KEYS_PER_USER` live keys a user; `expires_at` must lie in the future. A caller with bounds
- * (a scoped or expiring key, or a session opened with one) makes only keys within them: its scopes at
- * most, and an expiry no later than its own (docs/adr/0033-session-bounds.md).
+ * `MAX_NAMED_KEYS_PER_USER` live keys a user, under concurrency too (`withinUserCap`); `expires_at`
+ * must lie in the future. A caller with bounds (a scoped or expiring key, or a session opened with one)
+ * makes only keys within them: its scopes at most, and an expiry no later than its own
+ * (docs/adr/0033-session-bounds.md).
  */
 export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiKeyInput }): Promise<{ apiKey: ApiKey; secret: string }> {
   const data = parseInput(CreateApiKeyInput, input);
   const expiresAt = data.expires_at ? new Date(data.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= ctx.now().getTime()) throw ValidationError.field("expires_at", "The expires at must be a date in the future.");
   checkWithinBounds(ctx.actor.bounds, data.scopes, expiresAt);
-  return withTransaction(ctx, async (tx) => {
-    // The user's row, locked: two creates at once cannot both take the last place.
-    await tx.db.select({ id: users.id }).from(users).where(eq(users.id, tx.actor.userId)).for("update");
-    const [live] = await tx.db
-      .select({ n: count() })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.userId, tx.actor.userId), isNotNull(apiKeys.name), isNull(apiKeys.revokedAt)));
-    if ((live?.n ?? 0) >= MAX_NAMED_KEYS_PER_USER) throw ValidationError.field("name", `You cannot have more than ${MAX_NAMED_KEYS_PER_USER} API keys; delete one first.`);
+  const cap = {
+    table: apiKeys,
+    held: and(eq(apiKeys.userId, ctx.actor.userId), isNotNull(apiKeys.name), isNull(apiKeys.revokedAt)),
+    max: MAX_NAMED_KEYS_PER_USER,
+    refusal: () => ValidationError.field("name", `You cannot have more than ${MAX_NAMED_KEYS_PER_USER} API keys; delete one first.`),
+  };
+  return withinUserCap(ctx, cap, async (tx) => {
     const secret = generateApiKey();
     const [row] = await tx.db
       .insert(apiKeys)

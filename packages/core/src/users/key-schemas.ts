@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PageParams } from "../lists/pagination.ts";
-import { textField } from "../validation/fields.ts";
+import { displayNameField, notOneOfMessage } from "../validation/display-name.ts";
 import { API_KEY_SCOPES, type Scope } from "./scopes.ts";
 
 /** Most live named keys one user may hold (CONTRACT §17); deleting one frees its place. */
@@ -26,7 +26,7 @@ const splitScopes = (v: unknown) =>
 const scopes = z.preprocess(
   (v: Scope[]) => splitScopes(v ?? []),
   z
-    .array(z.enum(API_KEY_SCOPES, { error: (issue) => `The scope ${JSON.stringify(issue.input)} is not one of ${API_KEY_SCOPES.join(", ")}.` }), { error: SCOPES_MESSAGE })
+    .array(z.enum(API_KEY_SCOPES, { error: (issue) => notOneOfMessage("scope", issue.input, API_KEY_SCOPES) }), { error: SCOPES_MESSAGE })
     .min(1, { error: SCOPES_MESSAGE })
     .max(API_KEY_SCOPES.length * 4, { error: SCOPES_MESSAGE })
     .transform((list) => API_KEY_SCOPES.filter((scope) => list.includes(scope))),
@@ -41,7 +41,7 @@ function isCalendarDate(ymd: string): boolean {
 
 export const CreateApiKeyInput = z.object({
   /** 1–100 characters after trimming; absent or blank: "required". */
-  name: z.preprocess((v: string) => (typeof v === "string" ? v.trim() : ((v as string | null | undefined) ?? "")), textField("name", 1, KEY_NAME_MAX)),
+  name: z.preprocess((v: string) => (typeof v === "string" ? v.trim() : ((v as string | null | undefined) ?? "")), displayNameField("name", 1, KEY_NAME_MAX)),
   scopes,
   /**
    * When the key stops working: an ISO-8601 moment (`2027-01-01T00:00:00Z`) or a date (midnight UTC),

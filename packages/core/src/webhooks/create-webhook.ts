@@ -1,7 +1,9 @@
-import { count, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { webhooks, type WebhookEventType } from "@shortener/db";
 import type { Ctx } from "../context.ts";
+import { ValidationError } from "../errors.ts";
 import { randomBase62 } from "../secrets/random.ts";
+import { withinUserCap } from "../users/user-cap.ts";
 import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { refusedTargetReason } from "./addresses.ts";
 import { CreateWebhookShape, type CreateWebhookInput } from "./schemas.ts";
@@ -18,7 +20,8 @@ export type WebhookTargetOptions = {
 /**
  * Creates a webhook (CONTRACT §18) with a new random signing secret, returned here and never again.
  * A URL whose host is a non-public address literal or a `localhost` name is a 422 unless private
- * targets are allowed; names are checked after DNS at each delivery.
+ * targets are allowed; names are checked after DNS at each delivery. At most `MAX_WEBHOOKS_PER_USER`
+ * a user, under concurrency too (`withinUserCap`).
  */
 export async function createWebhook({ ctx, input, options = {} }: { ctx: Ctx; input: CreateWebhookInput; options?: WebhookTargetOptions }): Promise<{ webhook: Webhook; secret: string }> {
   const { values, errors } = parseFields(CreateWebhookShape, input);
@@ -28,23 +31,28 @@ export async function createWebhook({ ctx, input, options = {} }: { ctx: Ctx; in
   }
   if (values.events) checkEventScopes(ctx.actor.bounds, values.events as WebhookEventType[], errors);
   throwIfErrors(errors);
-  const [owned] = await ctx.db.select({ n: count() }).from(webhooks).where(eq(webhooks.userId, ctx.actor.userId));
-  if ((owned?.n ?? 0) >= MAX_WEBHOOKS_PER_USER) addError(errors, "url", `You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks: delete one first.`);
-  throwIfErrors(errors);
-  const secret = `${WEBHOOK_SECRET_PREFIX}${randomBase62(40)}`;
-  const now = ctx.now();
-  const [row] = await ctx.db
-    .insert(webhooks)
-    .values({
-      userId: ctx.actor.userId,
-      url: values.url as string,
-      events: values.events as WebhookEventType[],
-      secret,
-      disabled: values.disabled === 1,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning(webhookColumns);
-  if (!row) throw new Error("insert returned no row");
-  return { webhook: row, secret };
+  const cap = {
+    table: webhooks,
+    held: eq(webhooks.userId, ctx.actor.userId),
+    max: MAX_WEBHOOKS_PER_USER,
+    refusal: () => ValidationError.field("url", `You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks: delete one first.`),
+  };
+  return withinUserCap(ctx, cap, async (tx) => {
+    const secret = `${WEBHOOK_SECRET_PREFIX}${randomBase62(40)}`;
+    const now = tx.now();
+    const [row] = await tx.db
+      .insert(webhooks)
+      .values({
+        userId: tx.actor.userId,
+        url: values.url as string,
+        events: values.events as WebhookEventType[],
+        secret,
+        disabled: values.disabled === 1,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning(webhookColumns);
+    if (!row) throw new Error("insert returned no row");
+    return { webhook: row, secret };
+  });
 }

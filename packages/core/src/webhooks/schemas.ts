@@ -2,6 +2,7 @@ import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@shortener/db";
 import { PageParams } from "../lists/pagination.ts";
 import { urlField } from "../urls/url.ts";
+import { notOneOfMessage } from "../validation/display-name.ts";
 import { defaulted, intEnumField, intField, onCreate } from "../validation/fields.ts";
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
@@ -25,7 +26,12 @@ const splitList = (v: unknown) =>
 const events = z.preprocess(
   (v: WebhookEventType[]) => splitList(v),
   z
-    .array(z.enum(WEBHOOK_EVENT_TYPES, { error: (issue) => `The event ${JSON.stringify(issue.input)} is not one of ${WEBHOOK_EVENT_TYPES.join(", ")}.` }), { error: EVENTS_MESSAGE })
+    .array(
+      z.enum(WEBHOOK_EVENT_TYPES, {
+        error: (issue) => notOneOfMessage("event", issue.input, WEBHOOK_EVENT_TYPES),
+      }),
+      { error: EVENTS_MESSAGE },
+    )
     .min(1, { error: EVENTS_MESSAGE })
     .max(WEBHOOK_EVENT_TYPES.length * 4, { error: EVENTS_MESSAGE })
     .transform((list) => WEBHOOK_EVENT_TYPES.filter((type) => list.includes(type))),
