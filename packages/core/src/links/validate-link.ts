@@ -1,9 +1,9 @@
 import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
 import { domains, links, pgArray, pixels, preparedFor, spaces, type Db, type TargetEntry } from "@shortener/db";
-import { domainColumns, type Domain } from "../domains/domains.ts";
+import { domainColumns, type Domain } from "../domains/domain-columns.ts";
 import { hostCandidates } from "../domains/find-domain-by-host.ts";
 import { addLoopErrors, checkNoLoops, countsAsServed } from "../domains/served.ts";
-import { pixelColumns, type Pixel } from "../pixels/pixels.ts";
+import { pixelColumns, type Pixel } from "../pixels/pixel-columns.ts";
 import type { FieldErrors } from "../errors.ts";
 import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "../targeting/target-types.ts";
 import { hostOf } from "../urls/url.ts";
