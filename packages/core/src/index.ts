@@ -102,6 +102,7 @@ export { createImport, SOURCE_PART_CHARS } from "./imports/create-import.ts";
 export { getImport, streamImportErrors } from "./imports/get-import.ts";
 export { listImports } from "./imports/list-imports.ts";
 export { ERRORS_CSV_HEADER, formatErrorsCsv, toCsvCell } from "./imports/errors-csv.ts";
+export { checkImportHeader } from "./imports/import-header.ts";
 export { checkImportRow, toLinkInput, type CheckedRow, type ImportRow } from "./imports/check-import-row.ts";
 export { loadImportScope, type ImportScope } from "./imports/import-scope.ts";
 export { importKeyOf, ImportGoneError, type BatchOutcome } from "./imports/write-import-batch.ts";

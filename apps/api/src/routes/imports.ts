@@ -7,7 +7,19 @@ import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import { CsvFormatError, summarizeCsv } from "@shortener/csv";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { createImport, CreateImportInput, ERRORS_CSV_HEADER, formatErrorsCsv, getImport, listImports, ListImportsInput, SOURCE_PART_CHARS, streamImportErrors, ValidationError } from "@shortener/core";
+import {
+  checkImportHeader,
+  createImport,
+  CreateImportInput,
+  ERRORS_CSV_HEADER,
+  formatErrorsCsv,
+  getImport,
+  listImports,
+  ListImportsInput,
+  SOURCE_PART_CHARS,
+  streamImportErrors,
+  ValidationError,
+} from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, toErrorResponse } from "../errors.ts";
 import { ctxOf } from "../http/auth.ts";
@@ -134,8 +146,8 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
             if (error instanceof CsvFormatError) throw new ValidationError({ file: [error.message] });
             throw error;
           });
-          if (!upload.header.length) throw new ValidationError({ file: ["The file is empty."] });
-          if (!upload.header.includes("url")) throw new ValidationError({ file: ["The file has no url column."] });
+          const headerProblem = checkImportHeader(upload.header);
+          if (headerProblem) throw new ValidationError({ file: [headerProblem] });
           if (upload.rows === 0) throw new ValidationError({ file: ["The file has no rows after its header."] });
           if (upload.rows > importMaxRows) throw new ValidationError({ file: [`The file has more than ${importMaxRows.toLocaleString("en-US")} rows.`] });
           const key = request.headers["idempotency-key"];
