@@ -63,3 +63,39 @@ export const linkColumns = {
   createdAt: links.createdAt,
   updatedAt: links.updatedAt,
 };
+
+/**
+ * The one list of the columns a new link's insert writes, in order, with each one's SQL type (the
+ * import binds a batch as typed arrays). `createLink` writes all but `importKey`; `writeImportBatch` all
+ * but the targeting ones (an import file has no targeting columns).
+ */
+export const LINK_INSERT_COLUMNS = {
+  userId: "int",
+  domainId: "int",
+  spaceId: "int",
+  alias: "text",
+  url: "text",
+  title: "text",
+  passwordHash: "text",
+  disabled: "boolean",
+  privacy: "smallint",
+  privacyPasswordHash: "text",
+  expirationUrl: "text",
+  expirationClicks: "int",
+  endsAt: "timestamptz",
+  targetType: "smallint",
+  countryTarget: "jsonb",
+  platformTarget: "jsonb",
+  languageTarget: "jsonb",
+  rotationTarget: "jsonb",
+  importKey: "text",
+  createdAt: "timestamptz",
+  updatedAt: "timestamptz",
+} as const satisfies Partial<Record<keyof typeof links.$inferInsert, string>>;
+export type LinkInsertColumn = keyof typeof LINK_INSERT_COLUMNS;
+export const TARGET_INSERT_COLUMNS = ["targetType", "countryTarget", "platformTarget", "languageTarget", "rotationTarget"] as const satisfies readonly LinkInsertColumn[];
+
+/** A column's name in SQL (the schema's casing is snake_case). */
+export function linkColumnName(column: LinkInsertColumn): string {
+  return column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
