@@ -1,4 +1,5 @@
 import {
+  checkImportHeader,
   claimImport,
   completeImport,
   EXPORT_COLUMNS,
@@ -7,6 +8,7 @@ import {
   ImportGoneError,
   runImport,
   streamImportSource,
+  type ClaimedImport,
   type ImportRow,
   type ImportTotals,
   type RunImportOptions,
@@ -36,10 +38,10 @@ export class ImportInterruptedError extends Error {
   }
 }
 
-/** An import file's header must name a url column. */
+/** The header rule is core's (`checkImportHeader`); a file that breaks it fails its job. */
 function checkHeader(names: string[]): void {
-  if (!names.length) throw new ImportFileError("The file is empty.");
-  if (!names.includes("url")) throw new ImportFileError("The file has no url column.");
+  const problem = checkImportHeader(names);
+  if (problem) throw new ImportFileError(problem);
 }
 
 /**
@@ -76,35 +78,45 @@ export async function* smallPieces(slices: AsyncIterable<string>, size = 64 * 10
   }
 }
 
-export type JobResult = { outcome: "completed" | "stopped" | "failed" | "gone"; totals?: ImportTotals };
+/** How a job's run ended; `reason` says why a failed one failed (the file's fault). */
+export type JobResult = { outcome: "completed" | "stopped"; totals: ImportTotals } | { outcome: "failed"; reason?: string } | { outcome: "gone" };
 
 /**
- * Runs (or resumes) one job whose file is stored in the database: claim it, stream the file from the
- * database a part at a time and its rows from the checkpoint on, complete it. The caller holds the
- * job's lock. Unreadable rows are row errors; a file without a usable header fails the job. Any other
- * error is thrown as an ImportInterruptedError (the job stays resumable; the caller decides whether to
- * retry it: see `createImporter`).
+ * The one lifecycle of a claimed job, for the worker and the CLI alike: its rows from the checkpoint
+ * on, then the job completed. Stopped early (`shouldStop`): "stopped", the job stays resumable. A file
+ * without a usable header, or one the CSV reader cannot go on with, fails the job with the reason (rows
+ * already written stay). The job row gone (its user deleted): "gone". Any other error is thrown as an
+ * ImportInterruptedError carrying the line its committed rows reach (the job stays resumable). The
+ * caller holds the job's lock.
  */
-export async function processStoredJob(ctx: SystemCtx, jobId: number, options: RunImportOptions): Promise<JobResult> {
-  const job = await claimImport(ctx, jobId);
-  if (!job) return { outcome: "gone" };
-  if (!job.hasSource) return { outcome: "gone" };
+export async function runClaimedJob(ctx: SystemCtx, job: ClaimedImport, rows: AsyncIterable<ImportRow>, options: RunImportOptions): Promise<JobResult> {
   let line = job.checkpointLine;
   try {
     const { isFinished, totals } = await runImport({
       ctx,
       job,
-      rows: importRowsOf(smallPieces(streamImportSource(ctx, jobId))),
+      rows,
       options: { ...options, onBatch: (outcome, t) => ((line = t.line), options.onBatch?.(outcome, t)) },
     });
     if (!isFinished) return { outcome: "stopped", totals };
-    await completeImport(ctx, jobId);
+    await completeImport(ctx, job.id);
     return { outcome: "completed", totals };
   } catch (error) {
     if (error instanceof ImportGoneError) return { outcome: "gone" };
     const reason = describeFileError(error);
     if (reason === undefined) throw new ImportInterruptedError(line, { cause: error });
-    await failImport(ctx, jobId, reason);
-    return { outcome: "failed" };
+    await failImport(ctx, job.id, reason);
+    return { outcome: "failed", reason };
   }
+}
+
+/**
+ * Runs (or resumes) one job whose file is stored in the database (the worker's jobs): claim it, then
+ * `runClaimedJob` over the file streamed from the database a part at a time. The caller holds the
+ * job's lock and decides whether to retry an interrupted job (see `createImporter`).
+ */
+export async function processStoredJob(ctx: SystemCtx, jobId: number, options: RunImportOptions): Promise<JobResult> {
+  const job = await claimImport(ctx, jobId);
+  if (!job?.hasSource) return { outcome: "gone" };
+  return runClaimedJob(ctx, job, importRowsOf(smallPieces(streamImportSource(ctx, jobId))), options);
 }

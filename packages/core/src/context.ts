@@ -1,6 +1,6 @@
 import type { Db } from "@shortener/db";
 import type { ImportJob, RowError } from "./imports/import-job.ts";
-import type { Link } from "./links/load-links.ts";
+import type { Link } from "./links/link-columns.ts";
 import type { Bounds } from "./users/scopes.ts";
 
 export type Role = "admin" | "user";

@@ -116,11 +116,21 @@ function inputProperty(schema: z.ZodObject, name: string): Json {
   return withoutNull(properties[name] ?? {});
 }
 
-function buildDocument(): Json {
-  const inputs = z.registry<{ id: string }>();
-  const outputs = z.registry<{ id: string }>();
-  const paths: Record<string, Json> = {};
+/** What each part of the document adds to: the input and output schema registries, and the paths. */
+type Parts = { inputs: z.core.$ZodRegistry<{ id: string }>; outputs: z.core.$ZodRegistry<{ id: string }>; paths: Record<string, Json> };
 
+/**
+ * The whole document: each part adds its schemas and paths in turn (the order is the document's
+ * order), then `frame` wraps them with the info, security, shared headers and error responses.
+ */
+function buildDocument(): Json {
+  const parts: Parts = { inputs: z.registry<{ id: string }>(), outputs: z.registry<{ id: string }>(), paths: {} };
+  for (const add of [addResources, addBulkLinks, addDomainVerification, addWebhooks, addAccountAndUsers, addLinkTools, addStats, addImports, addMeta]) add(parts);
+  return frame(parts);
+}
+
+/** The four CRUD resources (CONTRACT §3–§5): their schemas, collection and item paths. */
+function addResources({ inputs, outputs, paths }: Parts): void {
   for (const r of RESOURCES) {
     inputs.add(r.create, { id: `Create${r.name}Input` });
     inputs.add(r.update, { id: `Update${r.name}Input` });
@@ -161,8 +171,10 @@ function buildDocument(): Json {
       delete: { operationId: `delete${r.name}`, tags, summary: `Delete a ${r.object}`, responses: { "200": ok("Deleted", `${r.name}Deleted`), ...errors("NotFound") } },
     };
   }
+}
 
-  // CONTRACT §17: bulk changes on the links' collection, all or nothing (docs/api.md).
+/** CONTRACT §17: bulk changes on the links' collection, all or nothing (docs/api.md). */
+function addBulkLinks({ inputs, outputs, paths }: Parts): void {
   inputs.add(core.BulkUpdateLinksInput, { id: "BulkUpdateLinksInput" });
   outputs.add(bulkDeletedEnvelope("link"), { id: "LinksBulkDeleted" });
   paths["/links"] = {
@@ -195,7 +207,10 @@ function buildDocument(): Json {
       responses: { "200": ok("Deleted", "LinksBulkDeleted"), ...errors("ValidationFailed") },
     },
   };
+}
 
+/** A domain's verification (CONTRACT §14). */
+function addDomainVerification({ paths }: Parts): void {
   paths["/domains/{id}/verify"] = {
     parameters: [ID_PARAMETER],
     post: {
@@ -208,7 +223,10 @@ function buildDocument(): Json {
       },
     },
   };
+}
 
+/** Webhooks and their deliveries (docs/adr/0023-webhooks.md). */
+function addWebhooks({ inputs, outputs, paths }: Parts): void {
   inputs.add(core.CreateWebhookInput, { id: "CreateWebhookInput" });
   inputs.add(core.UpdateWebhookInput, { id: "UpdateWebhookInput" });
   outputs.add(WebhookJson, { id: "Webhook" });
@@ -259,7 +277,10 @@ function buildDocument(): Json {
       responses: { "200": ok("A page of attempts", "WebhookAttemptList"), ...errors("NotFound", "ValidationFailed") },
     },
   };
+}
 
+/** The caller's account and named keys; users (admin only); the error bodies. */
+function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
   inputs.add(core.CreateUserInput, { id: "CreateUserInput" });
   outputs.add(UserJson, { id: "User" });
   outputs.add(oneEnvelope(UserJson), { id: "UserResponse" });
@@ -337,6 +358,10 @@ function buildDocument(): Json {
       responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") },
     },
   };
+}
+
+/** The links' export and QR codes. */
+function addLinkTools({ paths }: Parts): void {
   const linkTags = [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"];
   paths["/links/export"] = {
     get: {
@@ -376,6 +401,10 @@ function buildDocument(): Json {
       },
     },
   };
+}
+
+/** A link's statistics. */
+function addStats({ outputs, paths }: Parts): void {
   outputs.add(StatRowJson, { id: "StatRow" });
   outputs.add(listEnvelope(StatRowJson), { id: "StatList" });
   paths["/stats/{id}"] = {
@@ -390,7 +419,10 @@ function buildDocument(): Json {
       responses: { "200": ok("The series", "StatList"), ...errors("NotFound", "ValidationFailed") },
     },
   };
+}
 
+/** CSV imports (CONTRACT §12). */
+function addImports({ outputs, paths }: Parts): void {
   outputs.add(ImportJson, { id: "ImportJob" });
   outputs.add(oneEnvelope(ImportJson), { id: "ImportResponse" });
   outputs.add(acceptedEnvelope(ImportJson), { id: "ImportAccepted" });
@@ -445,7 +477,10 @@ function buildDocument(): Json {
       responses: { "200": { description: "CSV, header line first", headers: RATE_HEADERS, content: { "text/csv": { schema: { type: "string" } } } }, ...errors("NotFound") },
     },
   };
+}
 
+/** This document itself. */
+function addMeta({ paths }: Parts): void {
   paths["/openapi.json"] = {
     get: {
       operationId: "getOpenApiDocument",
@@ -455,7 +490,10 @@ function buildDocument(): Json {
       responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } },
     },
   };
+}
 
+/** The document around the paths: info, servers, tags, security, and the shared components. */
+function frame({ inputs, outputs, paths }: Parts): Json {
   const error = (description: string, schemaId = "Error", headers: Json = RATE_HEADERS) => ({ description, headers, content: { "application/json": { schema: ref(schemaId) } } });
   const integerHeader = (description: string) => ({ description, schema: { type: "integer", minimum: 0 } });
 

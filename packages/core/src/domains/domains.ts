@@ -1,5 +1,6 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import { domains, isUniqueViolation } from "@shortener/db";
+import { domainColumns, type Domain } from "./domain-columns.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import { listOwnedRows } from "../lists/list-owned-rows.ts";
@@ -10,29 +11,6 @@ import { checkNoLoops } from "./served.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { checkClaim, DEFAULT_DOMAIN_POLICY, type DomainPolicy } from "./claim.ts";
 import { newVerificationToken } from "./verification.ts";
-
-/** A domain as its owner sees it. `verifiedAt` null: claimed but not proven, so it takes links and does not serve (CONTRACT §14). */
-export type Domain = {
-  id: number;
-  name: string;
-  indexPage: string | null;
-  notFoundPage: string | null;
-  verifiedAt: Date | null;
-  verificationToken: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-};
-
-export const domainColumns = {
-  id: domains.id,
-  name: domains.name,
-  indexPage: domains.indexPage,
-  notFoundPage: domains.notFoundPage,
-  verifiedAt: domains.verifiedAt,
-  verificationToken: domains.verificationToken,
-  createdAt: domains.createdAt,
-  updatedAt: domains.updatedAt,
-};
 
 /** The caller's domain, or NOT_FOUND (also for another user's: never a different answer). */
 export async function getDomain({ ctx, id }: { ctx: Ctx; id: number }): Promise<Domain> {

@@ -5,7 +5,8 @@ import { ValidationError, type FieldErrors } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { throwIfErrors } from "../validation/fields.ts";
 import { checkClaim, DEFAULT_DOMAIN_POLICY, type DomainPolicy } from "./claim.ts";
-import { domainColumns, getDomain, type Domain } from "./domains.ts";
+import { domainColumns, type Domain } from "./domain-columns.ts";
+import { getDomain } from "./domains.ts";
 import type { TxtLookup } from "./lookup-txt.ts";
 import { verificationRecordOf } from "./verification.ts";
 

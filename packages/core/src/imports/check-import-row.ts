@@ -3,12 +3,13 @@ import type { FieldErrors } from "../errors.ts";
 import { coerceFormValues } from "../validation/coerce-form-values.ts";
 import { CreateLinkInput, CreateLinkShape } from "../links/schemas.ts";
 import { draftNewLink, type NewLink } from "../links/draft-link.ts";
+import { checkOwnership } from "../links/ownership.ts";
 import { destinations } from "../links/validate-link.ts";
 import { isPasswordHash } from "../secrets/hash.ts";
 import { normalizeDomainName } from "../urls/url.ts";
 import { addError, createFieldsParser } from "../validation/fields.ts";
 import type { RowError } from "./import-job.ts";
-import type { ImportScope } from "./import-scope.ts";
+import { ownedInScope, type ImportScope } from "./import-scope.ts";
 import { IMPORT_COLUMNS } from "./schemas.ts";
 
 /** A row's cells by column name. */
@@ -97,9 +98,7 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
   const passwordHash = storedHash(row.fields, "password", errors);
   const privacyPasswordHash = storedHash(row.fields, "privacy_password", errors);
   const draft = draftNewLink(v, now, errors, { hasPrivacyPasswordHash: privacyPasswordHash !== null });
-  if (v.domain_id !== undefined && !scope.domainNames.has(v.domain_id)) addError(errors, "domain_id", "The selected domain id is invalid.");
-  if (v.space_id !== undefined && !scope.spaceIds.has(v.space_id)) addError(errors, "space_id", "The selected space id is invalid.");
-  if (v.pixel_ids?.some((id) => !scope.pixelIds.has(id))) addError(errors, "pixel_ids", "The selected pixel ids are invalid.");
+  checkOwnership({ domainId: v.domain_id, spaceId: v.space_id, pixelIds: v.pixel_ids }, ownedInScope(scope), errors);
   addLoopErrors(destinations(v), scope.servedNames, errors);
   if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors) };
 

@@ -1,7 +1,8 @@
 import { and, eq } from "drizzle-orm";
+import { checkOwnership } from "../links/ownership.ts";
 import { domains, importJobs, importSourceParts } from "@shortener/db";
 import type { Ctx } from "../context.ts";
-import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
+import { parseFields, throwIfErrors } from "../validation/fields.ts";
 import { importJobColumns, type ImportJob } from "./import-job.ts";
 import { CreateImportShape, type CreateImportInput } from "./schemas.ts";
 
@@ -34,7 +35,7 @@ export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; inpu
       .select({ id: domains.id })
       .from(domains)
       .where(and(eq(domains.id, v.domain_id), eq(domains.userId, userId)));
-    if (!owned) addError(errors, "domain_id", "The selected domain id is invalid.");
+    checkOwnership({ domainId: v.domain_id }, { domainIds: new Set(owned ? [owned.id] : []), spaceIds: new Set(), pixelIds: new Set() }, errors);
   }
   throwIfErrors(errors);
 

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { countsAsServed } from "../domains/served.ts";
 import { domains, pixels, spaces, type Db } from "@shortener/db";
+import type { Owned } from "../links/ownership.ts";
 
 /**
  * What the row checks of one job need from the database, loaded once per job instead of per row:
@@ -33,4 +34,9 @@ export async function loadImportScope(db: Db, job: { jobId: number; userId: numb
     pixelIds: new Set(ownPixels.map((p) => p.id)),
     servedNames: new Set(served.map((d) => d.name)),
   };
+}
+
+/** The scope as the ownership rule's loader (`checkOwnership`): what the user owns, preloaded. */
+export function ownedInScope(scope: ImportScope): Owned {
+  return { domainIds: scope.domainNames, spaceIds: scope.spaceIds, pixelIds: scope.pixelIds };
 }

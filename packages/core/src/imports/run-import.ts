@@ -1,6 +1,7 @@
 import { and, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import { importJobs, importSourceParts, isForeignKeyViolation, pgArray, queryRows, type Db } from "@shortener/db";
 import { withTransaction, type SystemCtx } from "../context.ts";
+import { ALIAS_TAKEN, classifyAliasConflict } from "../links/alias-conflict.ts";
 import { recordImportEvent } from "../webhooks/record-event.ts";
 import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
@@ -293,16 +294,17 @@ export async function checkImport({
       const key = `${row.domainId}/${row.alias}`;
       const earlier = seen.get(key);
       const url = existing.get(key);
-      if (earlier !== undefined) {
-        errors.push({ line: row.line, field: "alias", message: `The alias is already used on line ${earlier} of this file.` });
-        failed++;
+      if (earlier === undefined) seen.set(key, row.line);
+      if (earlier === undefined && url === undefined) {
+        created++;
         continue;
       }
-      seen.set(key, row.line);
-      if (url === undefined) created++;
-      else if (url === row.url) skipped++;
+      const holder = earlier !== undefined ? { line: earlier } : { url: url as string };
+      const conflict = classifyAliasConflict({ isChosen: true, attempt: 0, url: row.url, holder });
+      if (conflict.kind === "skip") skipped++;
       else {
-        errors.push({ line: row.line, field: "alias", message: "The alias has already been taken." });
+        // A dry run never retries: with a holder in the file or the database, the outcome is an error or a skip.
+        errors.push({ line: row.line, field: "alias", message: conflict.kind === "error" ? conflict.message : ALIAS_TAKEN });
         failed++;
       }
     }

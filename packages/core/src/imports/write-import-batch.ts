@@ -1,6 +1,8 @@
 import { sql } from "drizzle-orm";
 import { pgArray, queryRows, type Db } from "@shortener/db";
-import { RANDOM_ALIAS_ATTEMPTS, randomAlias } from "../links/alias.ts";
+import { randomAlias } from "../links/alias.ts";
+import { classifyAliasConflict } from "../links/alias-conflict.ts";
+import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn, type TARGET_INSERT_COLUMNS } from "../links/link-columns.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import type { CheckedRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
@@ -87,24 +89,13 @@ export async function writeImportBatch(
           skipped++;
           continue;
         }
-        if (p.row.alias === null) {
-          const attempt = p.attempt + 1;
-          if (attempt >= RANDOM_ALIAS_ATTEMPTS) fail(p.row.line, "alias", "No free random alias was found; give the row an alias.");
-          else retry.push({ row: p.row, alias: randomAlias(attempt), attempt });
-          continue;
-        }
-        const found = existing.byAlias.get(`${p.row.domainId}/${p.alias}`);
-        if (!found) {
-          // The conflicting link went away meanwhile: try once more.
-          if (p.attempt + 1 < RANDOM_ALIAS_ATTEMPTS) retry.push({ ...p, attempt: p.attempt + 1 });
-          else fail(p.row.line, "alias", "The alias has already been taken.");
-        } else if (found.importKey?.startsWith(`${jobId}:`)) {
-          fail(p.row.line, "alias", `The alias is already used on line ${found.importKey.slice(String(jobId).length + 1)} of this file.`);
-        } else if (found.url === p.row.url) {
-          skipped++;
-        } else {
-          fail(p.row.line, "alias", "The alias has already been taken.");
-        }
+        const found = p.row.alias === null ? undefined : existing.byAlias.get(`${p.row.domainId}/${p.alias}`);
+        const holder = found === undefined ? null : found.importKey?.startsWith(`${jobId}:`) ? { line: Number(found.importKey.slice(String(jobId).length + 1)) } : { url: found.url };
+        const conflict = classifyAliasConflict({ isChosen: p.row.alias !== null, attempt: p.attempt, url: p.row.url, holder });
+        if (conflict.kind === "skip") skipped++;
+        else if (conflict.kind === "error") fail(p.row.line, "alias", conflict.message);
+        // A random alias that collided gets a new one; a chosen one whose holder went away is tried as it is.
+        else retry.push({ row: p.row, alias: p.row.alias ?? randomAlias(p.attempt + 1), attempt: p.attempt + 1 });
       }
       pending = retry;
     }
@@ -148,6 +139,28 @@ export class ImportGoneError extends Error {
   }
 }
 
+/** The columns of `LINK_INSERT_COLUMNS` an import binds per row: all but the targeting ones (none in a file) and those one batch shares. */
+type PerRowColumn = Exclude<LinkInsertColumn, (typeof TARGET_INSERT_COLUMNS)[number] | "userId" | "createdAt" | "updatedAt">;
+
+/** Each per-row column's value, as its array element (booleans as `t`/`f`, times as ISO text). */
+function importValues(jobId: number): Record<PerRowColumn, (p: Pending) => string | number | null> {
+  return {
+    domainId: (p) => p.row.domainId,
+    spaceId: (p) => p.row.spaceId,
+    alias: (p) => p.alias,
+    url: (p) => p.row.url,
+    title: (p) => p.row.title,
+    passwordHash: (p) => p.row.passwordHash,
+    disabled: (p) => (p.row.disabled ? "t" : "f"),
+    privacy: (p) => p.row.privacy,
+    privacyPasswordHash: (p) => p.row.privacyPasswordHash,
+    expirationUrl: (p) => p.row.expirationUrl,
+    expirationClicks: (p) => p.row.expirationClicks,
+    endsAt: (p) => p.row.endsAt?.toISOString() ?? null,
+    importKey: (p) => importKeyOf(jobId, p.row.line),
+  };
+}
+
 /**
  * Inserts the rows. Returns the lines that were NOT inserted (a conflict on some unique index) and the
  * new ids of the rows that have pixels — not a row per link: reading back 5,000 ids and keys a batch
@@ -156,25 +169,21 @@ export class ImportGoneError extends Error {
  * under a second (ADR 0012).
  */
 async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pending: readonly Pending[]): Promise<{ missedLines: Set<number>; idsByLine: Map<number, number> }> {
-  const col = <T extends string | number | null>(pick: (p: Pending) => T) => pgArray(pending.map(pick));
   const at = now.toISOString();
+  const perRow = Object.entries(importValues(jobId)) as Array<[PerRowColumn, (p: Pending) => string | number | null]>;
+  const arrays = sql.join(
+    perRow.map(([column, value]) => sql`${pgArray(pending.map(value))}::${sql.raw(LINK_INSERT_COLUMNS[column])}[]`),
+    sql`, `,
+  );
+  const names = sql.raw(perRow.map(([column]) => linkColumnName(column)).join(", "));
+  const fromV = sql.raw(perRow.map(([column]) => `v.${linkColumnName(column)}`).join(", "));
   const rows = await queryRows<{ id: number | null; import_key: string }>(
     db,
     sql`with v as (
-          select * from unnest(
-            ${col((p) => p.row.domainId)}::int[], ${col((p) => p.row.spaceId)}::int[], ${col((p) => p.alias)}::text[],
-            ${col((p) => p.row.url)}::text[], ${col((p) => p.row.title)}::text[], ${col((p) => p.row.passwordHash)}::text[],
-            ${col((p) => (p.row.disabled ? "t" : "f"))}::boolean[], ${col((p) => p.row.privacy)}::smallint[],
-            ${col((p) => p.row.privacyPasswordHash)}::text[], ${col((p) => p.row.expirationUrl)}::text[],
-            ${col((p) => p.row.expirationClicks)}::int[], ${col((p) => p.row.endsAt?.toISOString() ?? null)}::timestamptz[],
-            ${col((p) => importKeyOf(jobId, p.row.line))}::text[], ${col((p) => (p.row.pixelIds.length ? "t" : "f"))}::boolean[]
-          ) as v(domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
-                 expiration_url, expiration_clicks, ends_at, import_key, wants_id)
+          select * from unnest(${arrays}, ${pgArray(pending.map((p) => (p.row.pixelIds.length ? "t" : "f")))}::boolean[]) as v(${names}, wants_id)
         ), ins as (
-          insert into links (user_id, domain_id, space_id, alias, url, title, password_hash, disabled, privacy, privacy_password_hash,
-                             expiration_url, expiration_clicks, ends_at, import_key, created_at, updated_at)
-          select ${userId}::int, v.domain_id, v.space_id, v.alias, v.url, v.title, v.password_hash, v.disabled, v.privacy, v.privacy_password_hash,
-                 v.expiration_url, v.expiration_clicks, v.ends_at, v.import_key, ${at}::timestamptz, ${at}::timestamptz
+          insert into links (user_id, ${names}, created_at, updated_at)
+          select ${userId}::int, ${fromV}, ${at}::timestamptz, ${at}::timestamptz
           from v
           on conflict do nothing
           returning id, import_key

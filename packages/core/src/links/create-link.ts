@@ -5,41 +5,21 @@ import { ValidationError } from "../errors.ts";
 import { emitLocalChange } from "../changes/changes.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import { parseFields, throwIfErrors } from "../validation/fields.ts";
-import { RANDOM_ALIAS_ATTEMPTS, randomAlias } from "./alias.ts";
+import { randomAlias } from "./alias.ts";
+import { classifyAliasConflict } from "./alias-conflict.ts";
 import { draftNewLink } from "./draft-link.ts";
 import { hasSubscribers, recordLinkEvent } from "../webhooks/record-event.ts";
-import type { Link } from "./load-links.ts";
+import { LINK_INSERT_COLUMNS, type Link, type LinkInsertColumn } from "./link-columns.ts";
 import { linkStatus } from "../expiration/link-status.ts";
 import { CreateLinkShape, type CreateLinkInput } from "./schemas.ts";
 import { checkReferences, destinations } from "./validate-link.ts";
 
 /**
- * Every column a create writes, as a placeholder of the prepared insert (same names as the row). They
+ * Every column a create writes (the one list, `LINK_INSERT_COLUMNS`, but the import key), as a placeholder of the prepared insert (same names as the row). They
  * are bare placeholders (no column encoder: drizzle would run it on null too), so `encodeRow` encodes
  * the values the way drizzle does for a plain insert.
  */
-const INSERT_COLUMNS = [
-  "userId",
-  "domainId",
-  "spaceId",
-  "alias",
-  "url",
-  "title",
-  "passwordHash",
-  "disabled",
-  "privacy",
-  "privacyPasswordHash",
-  "expirationUrl",
-  "expirationClicks",
-  "endsAt",
-  "targetType",
-  "countryTarget",
-  "platformTarget",
-  "languageTarget",
-  "rotationTarget",
-  "createdAt",
-  "updatedAt",
-] as const;
+const INSERT_COLUMNS = (Object.keys(LINK_INSERT_COLUMNS) as LinkInsertColumn[]).filter((c): c is Exclude<LinkInsertColumn, "importKey"> => c !== "importKey");
 type InsertColumn = (typeof INSERT_COLUMNS)[number];
 const INSERT_PLACEHOLDERS = Object.fromEntries(INSERT_COLUMNS.map((c) => [c, sql`${sql.placeholder(c)}`])) as Record<InsertColumn, SQL>;
 
@@ -92,11 +72,11 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     );
     let inserted: typeof links.$inferSelect | undefined;
     for (let attempt = 0; !inserted; attempt++) {
-      if (!draft.alias && attempt >= RANDOM_ALIAS_ATTEMPTS) throw new Error("no free random alias after several attempts");
-      const alias = draft.alias ?? randomAlias(attempt);
-      const [created] = await insert.execute(encodeRow({ ...row, alias }));
+      const [created] = await insert.execute(encodeRow({ ...row, alias: draft.alias ?? randomAlias(attempt) }));
       inserted = created;
-      if (!inserted && draft.alias) throw ValidationError.field("alias", "The alias has already been taken.");
+      if (inserted) break;
+      const conflict = classifyAliasConflict({ isChosen: draft.alias !== null, attempt, url: draft.url });
+      if (conflict.kind === "error") throw draft.alias !== null ? ValidationError.field("alias", conflict.message) : new Error("no free random alias after several attempts");
     }
     const linkId = inserted.id;
     if (pixelIds.length) await db.insert(linkPixels).values(pixelIds.map((pixelId) => ({ linkId, pixelId })));

@@ -4,6 +4,7 @@ import { NotFoundError, ValidationError } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { parseFields, throwIfErrors } from "../validation/fields.ts";
 import { recordLinkEvent } from "../webhooks/record-event.ts";
+import { ALIAS_TAKEN } from "./alias-conflict.ts";
 import { changesOf, checkUpdateOf, hashSecrets, writeLinkUpdate } from "./link-update.ts";
 import { findOwnedLink, type Link } from "./load-links.ts";
 import { UpdateLinkShape, type UpdateLinkInput } from "./schemas.ts";
@@ -43,7 +44,7 @@ export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; inp
       return link;
     });
   } catch (error) {
-    if (isUniqueViolation(error, "links_domain_id_alias_key")) throw ValidationError.field("alias", "The alias has already been taken.");
+    if (isUniqueViolation(error, "links_domain_id_alias_key")) throw ValidationError.field("alias", ALIAS_TAKEN);
     throw error;
   }
 }

@@ -1,10 +1,12 @@
 import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
 import { domains, links, pgArray, pixels, preparedFor, spaces, type Db, type TargetEntry } from "@shortener/db";
-import { domainColumns, type Domain } from "../domains/domains.ts";
+import { domainColumns, type Domain } from "../domains/domain-columns.ts";
 import { hostCandidates } from "../domains/find-domain-by-host.ts";
 import { addLoopErrors, checkNoLoops, countsAsServed } from "../domains/served.ts";
-import { pixelColumns, type Pixel } from "../pixels/pixels.ts";
+import { pixelColumns, type Pixel } from "../pixels/pixel-columns.ts";
 import type { FieldErrors } from "../errors.ts";
+import { ALIAS_TAKEN } from "./alias-conflict.ts";
+import { checkOwnership } from "./ownership.ts";
 import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "../targeting/target-types.ts";
 import { hostOf } from "../urls/url.ts";
 import { addError } from "../validation/fields.ts";
@@ -75,7 +77,8 @@ export type References = { domain?: Domain; space?: { id: number; name: string; 
 const ph = { id: sql.placeholder("id"), userId: sql.placeholder("userId"), names: sql.placeholder("names") };
 
 /**
- * The checks against the database, all at once: ownership of domain, space and pixels; loops; alias.
+ * The checks against the database, all at once: ownership of domain, space and pixels (the rule is
+ * `checkOwnership`; these queries are its loader), loops, alias.
  * The domain's ownership and the loop check are one prepared statement (the domains that are either
  * the caller's chosen one or served under a destination's host: verified, or the caller's), the other
  * checks run beside it.
@@ -93,6 +96,10 @@ export async function checkReferences(
   errors: FieldErrors,
 ): Promise<References> {
   const found: References = { pixels: [] };
+  // The loader of the ownership rule: the ids among the sent ones that the queries found to be the caller's.
+  const owned = { domainIds: new Set<number>(), spaceIds: new Set<number>(), pixelIds: new Set<number>() };
+  let served: Set<string> | undefined;
+  let isAliasTaken = false;
   const checks: Array<Promise<void>> = [];
   if (refs.domainId !== undefined) {
     const domainId = refs.domainId;
@@ -105,13 +112,13 @@ export async function checkReferences(
     );
     checks.push(
       query.execute({ id: domainId, userId, names: pgArray(names) }).then((rows) => {
-        const owned = rows.find((r) => r.id === domainId && r.userId === userId);
-        if (owned) {
-          const { userId: _owner, ...domain } = owned;
+        const ownRow = rows.find((r) => r.id === domainId && r.userId === userId);
+        if (ownRow) {
+          const { userId: _owner, ...domain } = ownRow;
           found.domain = domain;
-        } else addError(errors, "domain_id", "The selected domain id is invalid.");
-        const served = new Set(rows.filter((r) => names.includes(r.name) && (r.verifiedAt !== null || r.userId === userId)).map((r) => r.name));
-        addLoopErrors(refs.urls, served, errors);
+          owned.domainIds.add(domain.id);
+        }
+        served = new Set(rows.filter((r) => names.includes(r.name) && (r.verifiedAt !== null || r.userId === userId)).map((r) => r.name));
       }),
     );
   } else {
@@ -127,8 +134,9 @@ export async function checkReferences(
     );
     checks.push(
       query.execute({ id: spaceId, userId }).then(([row]) => {
-        if (row) found.space = row;
-        else addError(errors, "space_id", "The selected space id is invalid.");
+        if (!row) return;
+        found.space = row;
+        owned.spaceIds.add(row.id);
       }),
     );
   }
@@ -141,8 +149,8 @@ export async function checkReferences(
         .where(and(inArray(pixels.id, ids), eq(pixels.userId, userId)))
         .orderBy(pixels.id)
         .then((rows) => {
-          if (rows.length !== ids.length) addError(errors, "pixel_ids", "The selected pixel ids are invalid.");
           found.pixels = rows;
+          for (const row of rows) owned.pixelIds.add(row.id);
         }),
     );
   }
@@ -154,11 +162,12 @@ export async function checkReferences(
         .from(links)
         .where(and(eq(links.domainId, domainId), eq(links.alias, alias), exceptLinkId ? ne(links.id, exceptLinkId) : undefined))
         .limit(1)
-        .then((rows) => {
-          if (rows.length) addError(errors, "alias", "The alias has already been taken.");
-        }),
+        .then((rows) => void (isAliasTaken = rows.length > 0)),
     );
   }
   await Promise.all(checks);
+  checkOwnership(refs, owned, errors);
+  if (served) addLoopErrors(refs.urls, served, errors);
+  if (isAliasTaken) addError(errors, "alias", ALIAS_TAKEN);
   return found;
 }

@@ -1,5 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { linkPixels, links, pixels } from "@shortener/db";
+import { pixelColumns, type Pixel } from "./pixel-columns.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
@@ -7,10 +8,6 @@ import { listOwnedRows } from "../lists/list-owned-rows.ts";
 import type { Page } from "../lists/pagination.ts";
 import { parseFields, parseInput, throwIfErrors } from "../validation/fields.ts";
 import { CreatePixelShape, ListPixelsInput, UpdatePixelShape, type CreatePixelInput, type UpdatePixelInput } from "./schemas.ts";
-
-export type Pixel = { id: number; name: string; type: string; value: string; createdAt: Date; updatedAt: Date };
-
-export const pixelColumns = { id: pixels.id, name: pixels.name, type: pixels.type, value: pixels.value, createdAt: pixels.createdAt, updatedAt: pixels.updatedAt };
 
 export async function getPixel({ ctx, id }: { ctx: Ctx; id: number }): Promise<Pixel> {
   const [row] = await ctx.db

@@ -1,15 +1,12 @@
 import { and, eq } from "drizzle-orm";
 import { isUniqueViolation, spaces } from "@shortener/db";
+import { spaceColumns, type Space } from "./space-columns.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import { listOwnedRows } from "../lists/list-owned-rows.ts";
 import type { Page } from "../lists/pagination.ts";
 import { parseFields, parseInput, throwIfErrors } from "../validation/fields.ts";
 import { CreateSpaceShape, ListSpacesInput, UpdateSpaceShape, type CreateSpaceInput, type UpdateSpaceInput } from "./schemas.ts";
-
-export type Space = { id: number; name: string; color: number; createdAt: Date; updatedAt: Date };
-
-export const spaceColumns = { id: spaces.id, name: spaces.name, color: spaces.color, createdAt: spaces.createdAt, updatedAt: spaces.updatedAt };
 
 /** A write that broke the one-name-per-user constraint is a 422 on `name`; any other error goes on as it is. */
 function rethrowNameTaken(error: unknown): never {

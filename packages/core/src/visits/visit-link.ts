@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { links } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
-import { linkTargetColumns } from "../links/load-links.ts";
+import { linkTargetColumns } from "../links/link-columns.ts";
 import type { TargetedLink } from "../targeting/choose-destination.ts";
 
 /** What the visitor side needs of a link, loaded in one indexed read and cached. */

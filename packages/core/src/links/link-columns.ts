@@ -1,0 +1,101 @@
+import { links } from "@shortener/db";
+import type { Domain } from "../domains/domain-columns.ts";
+import type { LinkStatus } from "../expiration/link-status.ts";
+import type { Pixel } from "../pixels/pixel-columns.ts";
+import type { Space } from "../spaces/space-columns.ts";
+import type { LinkTargets } from "../targeting/target-types.ts";
+
+/*
+ * A link's projection: the type core returns and the columns that read it. A module of its own that
+ * imports only types and the schema, so the context (whose webhook renderer takes a Link) and the
+ * readers of links never import a verb file (tooling/test/import-cycles.test.ts keeps it so).
+ */
+
+/** A link as core returns it: secrets reduced to whether they are set, with its domain, space and pixels. */
+export type Link = LinkTargets & {
+  id: number;
+  userId: number;
+  alias: string;
+  url: string;
+  title: string | null;
+  lastRotation: number | null;
+  disabled: boolean;
+  privacy: number;
+  hasPassword: boolean;
+  hasPrivacyPassword: boolean;
+  expirationUrl: string | null;
+  expirationClicks: number;
+  endsAt: Date | null;
+  clicks: number;
+  status: LinkStatus;
+  space: Pick<Space, "id" | "name" | "color"> | null;
+  domain: Domain;
+  pixels: Pixel[];
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** The columns of a link's targeting (`LinkTargets`): every read of a link that targets selects them. */
+export const linkTargetColumns = {
+  targetType: links.targetType,
+  countryTarget: links.countryTarget,
+  platformTarget: links.platformTarget,
+  languageTarget: links.languageTarget,
+  rotationTarget: links.rotationTarget,
+};
+
+export const linkColumns = {
+  id: links.id,
+  userId: links.userId,
+  alias: links.alias,
+  url: links.url,
+  title: links.title,
+  ...linkTargetColumns,
+  lastRotation: links.lastRotation,
+  disabled: links.disabled,
+  privacy: links.privacy,
+  passwordHash: links.passwordHash,
+  privacyPasswordHash: links.privacyPasswordHash,
+  expirationUrl: links.expirationUrl,
+  expirationClicks: links.expirationClicks,
+  endsAt: links.endsAt,
+  clicks: links.clicks,
+  createdAt: links.createdAt,
+  updatedAt: links.updatedAt,
+};
+
+/**
+ * The one list of the columns a new link's insert writes, in order, with each one's SQL type (the
+ * import binds a batch as typed arrays). `createLink` writes all but `importKey`; `writeImportBatch` all
+ * but the targeting ones (an import file has no targeting columns).
+ */
+export const LINK_INSERT_COLUMNS = {
+  userId: "int",
+  domainId: "int",
+  spaceId: "int",
+  alias: "text",
+  url: "text",
+  title: "text",
+  passwordHash: "text",
+  disabled: "boolean",
+  privacy: "smallint",
+  privacyPasswordHash: "text",
+  expirationUrl: "text",
+  expirationClicks: "int",
+  endsAt: "timestamptz",
+  targetType: "smallint",
+  countryTarget: "jsonb",
+  platformTarget: "jsonb",
+  languageTarget: "jsonb",
+  rotationTarget: "jsonb",
+  importKey: "text",
+  createdAt: "timestamptz",
+  updatedAt: "timestamptz",
+} as const satisfies Partial<Record<keyof typeof links.$inferInsert, string>>;
+export type LinkInsertColumn = keyof typeof LINK_INSERT_COLUMNS;
+export const TARGET_INSERT_COLUMNS = ["targetType", "countryTarget", "platformTarget", "languageTarget", "rotationTarget"] as const satisfies readonly LinkInsertColumn[];
+
+/** A column's name in SQL (the schema's casing is snake_case). */
+export function linkColumnName(column: LinkInsertColumn): string {
+  return column.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
