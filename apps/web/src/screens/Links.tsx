@@ -1,8 +1,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
 import { Link } from "../router.tsx";
 import { messageOf, useTRPC, type Inputs } from "../trpc.ts";
-import { ErrorBanner, Field, Pager, STATUS_NAMES, useDebounced } from "../ui.tsx";
+import { ErrorBanner, Field, Pager, useDebounced } from "../ui.tsx";
 
 type ListInput = Inputs["links"]["list"];
 type Filters = {
@@ -80,9 +81,11 @@ export function LinksScreen() {
           {(p) => (
             <select {...p} value={filters.status} onChange={(e) => set("status", Number(e.target.value) as Filters["status"])}>
               <option value={0}>Any</option>
-              <option value={1}>Active</option>
-              <option value={2}>Expired</option>
-              <option value={3}>Disabled</option>
+              {Object.entries(LINK_STATUS_NAMES).map(([value, name]) => (
+                <option key={value} value={value}>
+                  {name}
+                </option>
+              ))}
             </select>
           )}
         </Field>
@@ -220,7 +223,7 @@ export function LinksScreen() {
                   {link.url}
                 </td>
                 <td data-label="Status">
-                  <span className={`badge status-${link.status}`}>{STATUS_NAMES[link.status] ?? link.status}</span>
+                  <span className={`badge status-${link.status}`}>{LINK_STATUS_NAMES[link.status]}</span>
                 </td>
                 <td data-label="Clicks" className="num">
                   {link.clicks}
