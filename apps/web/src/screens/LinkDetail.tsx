@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { Link, navigate } from "../router.tsx";
+import { Link, useNavigate } from "react-router";
 import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
 import { messageOf, useTRPC } from "../trpc.ts";
 import { copyText, ErrorBanner } from "../ui.tsx";
@@ -43,6 +43,7 @@ export function LinkDetailScreen({ id }: { id: number }) {
   const countries = useQuery(trpc.stats.get.queryOptions({ link_id: id, name: "country", ...range }));
   const platforms = useQuery(trpc.stats.get.queryOptions({ link_id: id, name: "platform", ...range }));
   const qr = useQuery(trpc.links.qr.queryOptions({ id, format: "svg", size: 256 }));
+  const navigate = useNavigate();
   const remove = useMutation(
     trpc.links.delete.mutationOptions({
       onSuccess: async () => {

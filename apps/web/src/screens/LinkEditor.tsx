@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent } from "react";
-import { Link, navigate } from "../router.tsx";
+import { Link, useNavigate } from "react-router";
 import { fieldErrorsOf, messageOf, useTRPC, type Link as LinkJson } from "../trpc.ts";
 import { ErrorBanner } from "../ui.tsx";
 import { ExpirationSection } from "./link-editor/ExpirationSection.tsx";
@@ -17,6 +17,7 @@ import { useLinkForm } from "./link-editor/use-link-form.ts";
 export function LinkEditorScreen({ id }: { id: number | null }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const isEditing = id !== null;
   const existing = useQuery({ ...trpc.links.get.queryOptions({ id: id ?? 0 }), enabled: isEditing });
   const domains = useQuery(trpc.domains.list.queryOptions({ per_page: 100 }));
@@ -25,7 +26,7 @@ export function LinkEditorScreen({ id }: { id: number | null }) {
 
   const done = async (link: LinkJson) => {
     await queryClient.invalidateQueries({ queryKey: trpc.links.pathKey() });
-    navigate(`/links/${link.id}`);
+    await navigate(`/links/${link.id}`);
   };
   const create = useMutation(trpc.links.create.mutationOptions({ onSuccess: done }));
   const update = useMutation(trpc.links.update.mutationOptions({ onSuccess: done }));

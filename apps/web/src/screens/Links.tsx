@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { Link } from "../router.tsx";
+import { Link } from "react-router";
 import { messageOf, useTRPC } from "../trpc.ts";
 import { ErrorBanner, Pager, useDebounced } from "../ui.tsx";
 import { BulkActions } from "./links/BulkActions.tsx";

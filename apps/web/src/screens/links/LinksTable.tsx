@@ -1,5 +1,5 @@
+import { Link } from "react-router";
 import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
-import { Link } from "../../router.tsx";
 import type { Outputs } from "../../trpc.ts";
 
 type Row = Outputs["links"]["list"]["data"][number];
