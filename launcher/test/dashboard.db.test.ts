@@ -249,6 +249,12 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("button", { name: /Colour theme/ }).click();
     expect(await page.evaluate(`document.documentElement.dataset.theme ?? "system"`)).toBe("system");
 
+    // The router (ADR 0034): an unknown path is the Not found screen; Back returns to the link.
+    await page.goto(`${base}/app/no-such-screen`);
+    await page.getByRole("heading", { name: "Not found" }).waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { name: "Country launch, edited" }).waitFor();
+
     // Bulk: select the filtered-in link and the two others, delete them.
     await page.getByRole("link", { name: "Links", exact: true }).click();
     await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(3);
