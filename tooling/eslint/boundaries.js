@@ -49,7 +49,11 @@ function restricted({ names = [], patterns = [], message }) {
   ];
 }
 
-/** `no-restricted-imports` options for a consumer of the API's router TYPE (the client, the dashboard): that type, and nothing else of any app. */
+/**
+ * `no-restricted-imports` options for a consumer of the API's router TYPE (the client, the dashboard): that
+ * type, and nothing else of any app; nor core or db, whose code (drizzle, zod, Node) can reach neither a
+ * browser bundle nor the published client. The words both need are in @shortener/vocabulary.
+ */
 function routerTypeOnly(who) {
   return [
     "error",
@@ -58,6 +62,11 @@ function routerTypeOnly(who) {
         ...PROCESS_ENV_IMPORTS,
         { name: "@shortener/api", allowTypeImports: true, message: `The ${who} may import the API's router type only (import type).` },
         ...["@shortener/redirect", "@shortener/importer", LAUNCHER].map((name) => ({ name, message: `The ${who} imports no app.` })),
+        ...["@shortener/core", "@shortener/db"].map((name) => ({
+          name,
+          allowTypeImports: true,
+          message: `The ${who} takes no code of ${name}: its shared words (events, target types, statuses, scopes) are in @shortener/vocabulary.`,
+        })),
       ],
       patterns: [DEEP_IMPORTS],
     },
@@ -148,6 +157,16 @@ export const boundaries = [
     // router's TYPE from the API, and nothing of its code.
     files: ["packages/client/src/**"],
     rules: { "no-restricted-imports": routerTypeOnly("client") },
+  },
+  {
+    // The vocabulary (docs/adr/0034-dashboard-libraries-and-vocabulary.md): plain constants under every
+    // other package, the dashboard's bundle and the published client included, so it imports nothing.
+    files: ["packages/vocabulary/src/**"],
+    rules: {
+      "no-restricted-imports": restricted({
+        patterns: [{ regex: "^(?!\\.{1,2}/)", message: "@shortener/vocabulary imports nothing but its own files: it is plain constants that the dashboard and the published client copy." }],
+      }),
+    },
   },
   {
     // Core: the domain, free of transports, CSV, apps and the environment (STYLE §2).

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
-import { Link, match, navigate, usePath } from "./router.tsx";
+import { Fragment, useEffect, useState, type ReactNode } from "react";
+import { Link, Route, Routes, useLocation, useNavigate, useNavigationType, useParams } from "react-router";
 import { AccountScreen } from "./screens/Account.tsx";
 import { ApiKeysScreen } from "./screens/ApiKeys.tsx";
 import { DomainsScreen } from "./screens/Domains.tsx";
@@ -48,20 +48,7 @@ function ThemeToggle() {
   );
 }
 
-function Screen({ path, me }: { path: string; me: Me }) {
-  let params: Record<string, string> | null;
-  if (path === "/" || path === "/links") return <LinksScreen />;
-  if (path === "/links/new") return <LinkEditorScreen id={null} />;
-  if ((params = match("/links/:id/edit", path))) return <LinkEditorScreen id={Number(params.id)} />;
-  if ((params = match("/links/:id", path))) return <LinkDetailScreen id={Number(params.id)} />;
-  if (path === "/domains") return <DomainsScreen />;
-  if (path === "/spaces") return <SpacesScreen />;
-  if (path === "/pixels") return <PixelsScreen />;
-  if (path === "/imports") return <ImportsScreen />;
-  if (path === "/webhooks") return <WebhooksScreen />;
-  if (path === "/account/keys") return <ApiKeysScreen />;
-  if (path === "/account") return <AccountScreen me={me} />;
-  if (path === "/users" && me.role === "admin") return <UsersScreen me={me} />;
+function NotFound() {
   return (
     <section>
       <h1>Not found</h1>
@@ -72,10 +59,49 @@ function Screen({ path, me }: { path: string; me: Me }) {
   );
 }
 
+/** A screen of one link: `:id` from the path, as a number. Keyed by it, so another link's screen starts afresh. */
+function WithLinkId({ render }: { render: (id: number) => ReactNode }) {
+  const { id = "" } = useParams();
+  return <Fragment key={id}>{render(Number(id))}</Fragment>;
+}
+
+/** A new screen starts at the top of the page; Back and Forward keep the browser's own scroll position. */
+function ScrollToTopOnNavigate() {
+  const { pathname } = useLocation();
+  const type = useNavigationType();
+  useEffect(() => {
+    if (type !== "POP") window.scrollTo(0, 0);
+  }, [pathname, type]);
+  return null;
+}
+
+/** Every screen's path under /app/ (CONTRACT §19; docs/dashboard.md has the table). */
+function Screens({ me }: { me: Me }) {
+  return (
+    <Routes>
+      <Route index element={<LinksScreen />} />
+      <Route path="links" element={<LinksScreen />} />
+      <Route path="links/new" element={<LinkEditorScreen id={null} />} />
+      <Route path="links/:id/edit" element={<WithLinkId render={(id) => <LinkEditorScreen id={id} />} />} />
+      <Route path="links/:id" element={<WithLinkId render={(id) => <LinkDetailScreen id={id} />} />} />
+      <Route path="domains" element={<DomainsScreen />} />
+      <Route path="spaces" element={<SpacesScreen />} />
+      <Route path="pixels" element={<PixelsScreen />} />
+      <Route path="imports" element={<ImportsScreen />} />
+      <Route path="webhooks" element={<WebhooksScreen />} />
+      <Route path="account/keys" element={<ApiKeysScreen />} />
+      <Route path="account" element={<AccountScreen me={me} />} />
+      <Route path="users" element={me.role === "admin" ? <UsersScreen me={me} /> : <NotFound />} />
+      <Route path="*" element={<NotFound />} />
+    </Routes>
+  );
+}
+
 export function App() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const path = usePath();
+  const path = useLocation().pathname;
+  const navigate = useNavigate();
   const me = useQuery(trpc.auth.me.queryOptions());
   const csrf = me.data?.csrf_token ?? null;
   useEffect(() => setCsrfToken(csrf), [csrf]);
@@ -141,7 +167,8 @@ export function App() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Screen path={path} me={me.data} />
+        <ScrollToTopOnNavigate />
+        <Screens me={me.data} />
       </main>
     </>
   );

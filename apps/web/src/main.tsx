@@ -1,6 +1,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
+import { BrowserRouter } from "react-router";
 import { App } from "./App.tsx";
 import { applyTheme, storedTheme } from "./theme.ts";
 import { TRPCProvider, isUnauthorized, trpcClient } from "./trpc.ts";
@@ -20,7 +21,10 @@ if (root) {
     <StrictMode>
       <QueryClientProvider client={queryClient}>
         <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
-          <App />
+          {/* The API answers every screen's path under /app/ with index.html (docs/adr/0034-dashboard-libraries-and-vocabulary.md). */}
+          <BrowserRouter basename="/app/">
+            <App />
+          </BrowserRouter>
         </TRPCProvider>
       </QueryClientProvider>
     </StrictMode>,

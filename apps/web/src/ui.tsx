@@ -52,8 +52,6 @@ export function useDebounced<T>(value: T, ms: number): T {
   return debounced;
 }
 
-export const STATUS_NAMES: Record<number, string> = { 1: "Active", 2: "Expired", 3: "Disabled" };
-
 export async function copyText(text: string): Promise<boolean> {
   try {
     await navigator.clipboard.writeText(text);

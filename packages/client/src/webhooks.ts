@@ -1,8 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-/** The events a webhook can subscribe to (CONTRACT §18). */
-export const WEBHOOK_EVENTS = ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed"] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+/**
+ * The events a webhook can subscribe to (CONTRACT §18): @shortener/vocabulary's list, which the database,
+ * core and the dashboard use too. The build copies that package into dist/vocabulary/, so the published
+ * client needs no workspace package (scripts/build-types.mjs).
+ */
+export { WEBHOOK_EVENT_TYPES as WEBHOOK_EVENTS, type WebhookEventType } from "@shortener/vocabulary";
 
 /** How far a signature's timestamp may be from this machine's clock by default: 5 minutes. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;

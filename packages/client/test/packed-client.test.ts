@@ -47,7 +47,7 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const CONSUMER = `import { createClient, isClientError, type RouterInputs, type RouterOutputs } from "@shortener/client";
+const CONSUMER = `import { createClient, isClientError, WEBHOOK_EVENTS, type RouterInputs, type RouterOutputs, type WebhookEventType } from "@shortener/client";
 
 type IsAny<T> = 0 extends 1 & T ? true : false;
 type IsUnknown<T> = unknown extends T ? (IsAny<T> extends true ? false : true) : false;
@@ -88,7 +88,9 @@ try {
 } catch (error) {
   if (isClientError(error)) failure = { slug: error.data?.slug, fieldErrors: error.data?.fieldErrors };
 }
-console.log(JSON.stringify({ role: account.role, shortUrl, status, sameAlias: fetched.alias === link.alias, total: domains.meta.total, failure }));
+// The webhook events: the vocabulary's list, copied into the package (dist/vocabulary/).
+const firstEvent: WebhookEventType = WEBHOOK_EVENTS[0];
+console.log(JSON.stringify({ role: account.role, shortUrl, status, sameAlias: fetched.alias === link.alias, total: domains.meta.total, failure, events: [...WEBHOOK_EVENTS], firstEvent }));
 `;
 
 describe("@shortener/client, packed and installed outside the workspace", () => {
@@ -107,6 +109,8 @@ describe("@shortener/client, packed and installed outside the workspace", () => 
       "package/dist/index.d.ts",
       "package/dist/index.js",
       "package/dist/index.js.map",
+      // @shortener/vocabulary, copied in by the build (docs/adr/0034-dashboard-libraries-and-vocabulary.md).
+      ...["imports", "index", "links", "pixels", "scopes", "targeting", "webhooks"].flatMap((name) => [`package/dist/vocabulary/${name}.d.ts`, `package/dist/vocabulary/${name}.js`]),
       "package/dist/webhooks.d.ts",
       "package/dist/webhooks.js",
       "package/dist/webhooks.js.map",
@@ -199,6 +203,8 @@ describe("@shortener/client, packed and installed outside the workspace", () => 
       sameAlias: true,
       total: 1,
       failure: { slug: "validation_failed", fieldErrors: { url: ["The url must start with http:// or https://."] } },
+      events: ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed"],
+      firstEvent: "link.created",
     });
     console.log(`packed client: ${tarball.split("/").at(-1)}; consumer output ${stdout.trim()}`);
   }, 600_000);

@@ -63,6 +63,10 @@ describe("boundary lint: planted violations are refused", () => {
     ["a package imports an app", "packages/db/src", 'import { createRedirect } from "@shortener/redirect";\nexport const r = createRedirect;\n', IMPORTS],
     ["a package imports the launcher", "packages/db/src", 'import { startServer } from "@shortener/launcher";\nexport const s = startServer;\n', IMPORTS],
     ["a deep import into core's files", "apps/api/src", 'import { isAliasShaped } from "@shortener/core/src/links/alias.ts";\nexport const a = isAliasShaped;\n', IMPORTS],
+    ["the vocabulary imports a package", "packages/vocabulary/src", 'import { z } from "zod";\nexport const s = z.string();\n', IMPORTS],
+    ["the vocabulary imports db", "packages/vocabulary/src", 'import { links } from "@shortener/db";\nexport const l = links;\n', IMPORTS],
+    ["the dashboard imports core's code", "apps/web/src", 'import { TARGET_TYPES } from "@shortener/core";\nexport const t = TARGET_TYPES;\n', IMPORTS],
+    ["the client imports db's code", "packages/client/src", 'import { links } from "@shortener/db";\nexport const l = links;\n', IMPORTS],
   ])("%s", async (_name, folder, code, rule) => {
     expect(await lintPlanted(folder, code)).toContain(rule);
   });
@@ -91,5 +95,7 @@ describe("boundary lint: planted violations are refused", () => {
       await lintPlanted("launcher/src", 'import { createApi } from "@shortener/api";\nimport { createRedirect } from "@shortener/redirect";\nexport const all = [createApi, createRedirect];\n'),
     ).toEqual([]);
     expect(await lintPlanted("apps/api/src", 'import { createLink } from "@shortener/core";\nimport { isApiPath } from "../app.ts";\nexport const all = [createLink, isApiPath];\n')).toEqual([]);
+    expect(await lintPlanted("packages/vocabulary/src", 'import { TARGET_TYPES } from "../targeting.ts";\nexport const t = TARGET_TYPES;\n')).toEqual([]);
+    expect(await lintPlanted("apps/web/src", 'import { TARGET_TYPES } from "@shortener/vocabulary";\nexport const t = TARGET_TYPES;\n')).toEqual([]);
   });
 });

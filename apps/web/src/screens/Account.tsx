@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useNavigate } from "react-router";
 import { deviceOf } from "../device.ts";
-import { navigate } from "../router.tsx";
 import { messageOf, setCsrfToken, useTRPC, type Me } from "../trpc.ts";
 import { ErrorBanner, formatMoment, SecretOnce } from "../ui.tsx";
 import { PasswordForm } from "./SignIn.tsx";
@@ -8,6 +8,7 @@ import { PasswordForm } from "./SignIn.tsx";
 export function AccountScreen({ me }: { me: Me }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const navigate = useNavigate();
   const signedOut = async () => {
     setCsrfToken(null);
     queryClient.clear();

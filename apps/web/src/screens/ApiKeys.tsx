@@ -1,11 +1,9 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { fieldErrorsOf, messageOf, useTRPC, type Inputs } from "../trpc.ts";
+import { API_KEY_SCOPES, type Scope } from "@shortener/vocabulary";
+import { fieldErrorsOf, messageOf, useTRPC } from "../trpc.ts";
 import { CheckGroup, ErrorBanner, Field, formatMoment, Pager, SecretOnce } from "../ui.tsx";
 
-type Scope = Inputs["account"]["apiKeys"]["create"]["scopes"][number];
-/** CONTRACT §17's scopes, in its order (the compiler checks each against the API's input type). */
-const SCOPES = ["links:read", "links:write", "domains:read", "domains:write", "stats:read", "imports:write", "account"] as const satisfies readonly Scope[];
 const SCOPE_HINTS: Record<Scope, string> = {
   "links:read": "links, spaces, pixels, QR codes, exports",
   "links:write": "change links, spaces, pixels",
@@ -55,7 +53,7 @@ export function ApiKeysScreen() {
         <Field label="Key name" errors={errors.name}>
           {(p) => <input {...p} value={name} required maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="Nightly report" />}
         </Field>
-        <CheckGroup label="Scopes" options={SCOPES} value={scopes} onChange={setScopes} errors={errors.scopes} describe={(s) => SCOPE_HINTS[s]} />
+        <CheckGroup label="Scopes" options={API_KEY_SCOPES} value={scopes} onChange={setScopes} errors={errors.scopes} describe={(s) => SCOPE_HINTS[s]} />
         <Field label="Expires on (optional)" errors={errors.expires_at} hint="Midnight UTC of that day. Empty: the key does not expire.">
           {(p) => <input {...p} type="date" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />}
         </Field>

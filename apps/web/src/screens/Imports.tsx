@@ -1,11 +1,13 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
+import type { ImportStatus } from "@shortener/vocabulary";
 import { messageOf, newIdempotencyKey, uploadImport, useTRPC, type Outputs } from "../trpc.ts";
 import { ErrorBanner, Field, formatMoment, Pager } from "../ui.tsx";
 
 type ImportJob = Outputs["imports"]["list"]["data"][number];
-const LIVE = new Set(["queued", "running"]);
-const BADGE: Record<string, string> = { queued: "status-2", running: "status-2", completed: "status-1", failed: "status-3" };
+/** The states of a job still at work: the list is polled while one is. */
+const LIVE: ReadonlySet<string> = new Set<ImportStatus>(["queued", "running"]);
+const BADGE: Record<ImportStatus, string> = { queued: "status-2", running: "status-2", completed: "status-1", failed: "status-3" };
 /** Rows of a job's errors shown as a table; the CSV has every one. */
 const SHOWN_ERRORS = 100;
 

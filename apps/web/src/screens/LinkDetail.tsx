@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { Link, navigate } from "../router.tsx";
+import { Link, useNavigate } from "react-router";
+import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
 import { messageOf, useTRPC } from "../trpc.ts";
-import { copyText, ErrorBanner, STATUS_NAMES } from "../ui.tsx";
+import { copyText, ErrorBanner } from "../ui.tsx";
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -42,6 +43,7 @@ export function LinkDetailScreen({ id }: { id: number }) {
   const countries = useQuery(trpc.stats.get.queryOptions({ link_id: id, name: "country", ...range }));
   const platforms = useQuery(trpc.stats.get.queryOptions({ link_id: id, name: "platform", ...range }));
   const qr = useQuery(trpc.links.qr.queryOptions({ id, format: "svg", size: 256 }));
+  const navigate = useNavigate();
   const remove = useMutation(
     trpc.links.delete.mutationOptions({
       onSuccess: async () => {
@@ -92,7 +94,7 @@ export function LinkDetailScreen({ id }: { id: number }) {
           <dd className="url">{l.url}</dd>
           <dt>Status</dt>
           <dd>
-            <span className={`badge status-${l.status}`}>{STATUS_NAMES[l.status]}</span>
+            <span className={`badge status-${l.status}`}>{LINK_STATUS_NAMES[l.status]}</span>
           </dd>
           <dt>Clicks</dt>
           <dd data-testid="clicks">{l.clicks}</dd>

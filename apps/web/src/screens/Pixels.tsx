@@ -1,11 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { fieldErrorsOf, messageOf, useTRPC, type Inputs } from "../trpc.ts";
+import { PIXEL_TYPES, type PixelType } from "@shortener/vocabulary";
+import { fieldErrorsOf, messageOf, useTRPC } from "../trpc.ts";
 import { ErrorBanner, Field } from "../ui.tsx";
 
-type PixelType = Inputs["pixels"]["create"]["type"];
 /** CONTRACT §9's pixel types (the compiler checks each against the API's input type). */
-const PIXEL_TYPES = ["adroll", "bing", "facebook", "google-ads", "google-analytics", "google-tag-manager", "linkedin", "pinterest", "quora", "x", "tiktok"] as const satisfies readonly PixelType[];
 
 /** Pixels (CONTRACT §9): tracking snippets fired on the way to a link's destination. */
 export function PixelsScreen() {

@@ -1,12 +1,10 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState, type FormEvent } from "react";
-import { fieldErrorsOf, messageOf, useTRPC, type Inputs, type Outputs } from "../trpc.ts";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@shortener/vocabulary";
+import { fieldErrorsOf, messageOf, useTRPC, type Outputs } from "../trpc.ts";
 import { CheckGroup, ErrorBanner, Field, formatMoment, Pager, SecretOnce } from "../ui.tsx";
 
-type EventType = Inputs["webhooks"]["create"]["events"][number];
 type Webhook = Outputs["webhooks"]["get"];
-/** CONTRACT §18's events, in its order (the compiler checks each against the API's input type). */
-const EVENTS = ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed"] as const satisfies readonly EventType[];
 
 /** One webhook's delivery attempts, newest first; refreshed every 5 s while open. */
 function Deliveries({ webhook }: { webhook: Webhook }) {
@@ -68,7 +66,7 @@ function WebhookEditor({ webhook, onDone }: { webhook: Webhook; onDone: () => vo
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [url, setUrl] = useState(webhook.url);
-  const [events, setEvents] = useState<EventType[]>(EVENTS.filter((e) => webhook.events.includes(e)));
+  const [events, setEvents] = useState<WebhookEventType[]>(WEBHOOK_EVENT_TYPES.filter((e) => webhook.events.includes(e)));
   const [isEnabled, setIsEnabled] = useState(!webhook.disabled);
   const urlInput = useRef<HTMLInputElement>(null);
   // Opened by keyboard: the focus goes to the first field, not back to the top of the page.
@@ -94,7 +92,7 @@ function WebhookEditor({ webhook, onDone }: { webhook: Webhook; onDone: () => vo
       <Field label="Endpoint URL" errors={errors.url}>
         {(p) => <input {...p} ref={urlInput} type="url" value={url} required onChange={(e) => setUrl(e.target.value)} />}
       </Field>
-      <CheckGroup label="Events" options={EVENTS} value={events} onChange={setEvents} errors={errors.events} />
+      <CheckGroup label="Events" options={WEBHOOK_EVENT_TYPES} value={events} onChange={setEvents} errors={errors.events} />
       <label className="check">
         <input type="checkbox" checked={isEnabled} onChange={(e) => setIsEnabled(e.target.checked)} />
         Enabled
@@ -192,7 +190,7 @@ export function WebhooksScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<EventType[]>(["link.created"]);
+  const [events, setEvents] = useState<WebhookEventType[]>(["link.created"]);
   const [issued, setIssued] = useState<{ url: string; secret: string } | null>(null);
   const webhooks = useQuery(trpc.webhooks.list.queryOptions({ per_page: 100 }));
   const create = useMutation(
@@ -219,7 +217,7 @@ export function WebhooksScreen() {
         <Field label="Endpoint URL" errors={errors.url}>
           {(p) => <input {...p} type="url" value={url} required onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/shortener" />}
         </Field>
-        <CheckGroup label="Events" options={EVENTS} value={events} onChange={setEvents} errors={errors.events} />
+        <CheckGroup label="Events" options={WEBHOOK_EVENT_TYPES} value={events} onChange={setEvents} errors={errors.events} />
         <ErrorBanner message={otherError} />
         <button type="submit" disabled={create.isPending}>
           Add webhook

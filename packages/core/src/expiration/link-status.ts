@@ -1,10 +1,10 @@
 import { sql, type Placeholder, type SQL } from "drizzle-orm";
 import { links } from "@shortener/db";
+import { LINK_STATUS, type LinkStatus } from "@shortener/vocabulary";
 import { isClickLimitReached } from "./click-limit.ts";
 
-/** CONTRACT §6. 1 Active, 2 Expired, 3 Disabled. */
-export const LINK_STATUS = { active: 1, expired: 2, disabled: 3 } as const;
-export type LinkStatus = 1 | 2 | 3;
+/** CONTRACT §6. 1 Active, 2 Expired, 3 Disabled (the words: @shortener/vocabulary; the rule: here). */
+export { LINK_STATUS, type LinkStatus };
 
 export type StatusFields = { disabled: boolean; endsAt: Date | null; expirationClicks: number; clicks: number };
 

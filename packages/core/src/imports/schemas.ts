@@ -2,8 +2,7 @@ import { z } from "zod";
 import { PageParams } from "../lists/pagination.ts";
 import { defaulted, idField, intField, onCreate, textField } from "../validation/fields.ts";
 
-export const IMPORT_STATUSES = ["queued", "running", "completed", "failed"] as const;
-export type ImportStatus = (typeof IMPORT_STATUSES)[number];
+export { IMPORT_STATUSES, type ImportStatus } from "@shortener/vocabulary";
 
 /**
  * The columns of an import file (CONTRACT §12); any other column is ignored. An export (§17) has exactly

@@ -1,3 +1,2 @@
-/** The tracking pixels a link can carry (CONTRACT §9). */
-export const PIXEL_TYPES = ["adroll", "bing", "facebook", "google-ads", "google-analytics", "google-tag-manager", "linkedin", "pinterest", "quora", "x", "tiktok"] as const;
-export type PixelType = (typeof PIXEL_TYPES)[number];
+/** The tracking pixels a link can carry (CONTRACT §9): a word of @shortener/vocabulary, shared with the dashboard. */
+export { PIXEL_TYPES, type PixelType } from "@shortener/vocabulary";

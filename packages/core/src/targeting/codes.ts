@@ -22,6 +22,5 @@ export const LANGUAGE_CODES: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
-/** The platforms a link can target, spelled as the contract spells them. */
-export const PLATFORMS = ["iOS", "Android", "Windows", "OS X", "Linux", "Ubuntu", "Chrome OS"] as const;
-export type Platform = (typeof PLATFORMS)[number];
+/** The platforms a link can target: a word of @shortener/vocabulary, shared with the dashboard. */
+export { PLATFORMS, type Platform } from "@shortener/vocabulary";

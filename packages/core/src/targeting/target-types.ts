@@ -1,15 +1,13 @@
 import type { TargetEntry } from "@shortener/db";
+import { TARGET_TYPES } from "@shortener/vocabulary";
 
 /*
- * Targeting's vocabulary (CONTRACT §4 `target_type`): the types, the group of entries each one reads,
- * and which facts about a visitor each one needs. Code says `TARGET_TYPES.country`, never `1`.
+ * Targeting (CONTRACT §4 `target_type`): the words (the types, the group of entries each one reads) are
+ * @shortener/vocabulary's, shared with the dashboard; which facts about a visitor each type needs is here.
+ * Code says `TARGET_TYPES.country`, never `1`.
  */
 
-export const TARGET_TYPES = { none: 0, country: 1, platform: 2, language: 3, rotation: 4 } as const;
-export type TargetType = (typeof TARGET_TYPES)[keyof typeof TARGET_TYPES];
-
-/** Every target type, in order: what the input schemas accept. */
-export const TARGET_TYPE_VALUES = [TARGET_TYPES.none, TARGET_TYPES.country, TARGET_TYPES.platform, TARGET_TYPES.language, TARGET_TYPES.rotation] as const;
+export { GROUP_OF_TYPE, TARGET_GROUPS, TARGET_TYPE_VALUES, TARGET_TYPES, type TargetGroup, type TargetType } from "@shortener/vocabulary";
 
 /** A link's targeting as stored: its type and one entry list per group (null when it has none). */
 export type LinkTargets = {
@@ -18,18 +16,6 @@ export type LinkTargets = {
   platformTarget: TargetEntry[] | null;
   languageTarget: TargetEntry[] | null;
   rotationTarget: TargetEntry[] | null;
-};
-
-/** The entry lists of a link, one per target type but `none`. */
-export type TargetGroup = "country" | "platform" | "language" | "rotation";
-export const TARGET_GROUPS: readonly TargetGroup[] = ["country", "platform", "language", "rotation"];
-
-/** The group a target type reads its entries from (none for `none`). */
-export const GROUP_OF_TYPE: Readonly<Record<number, TargetGroup | undefined>> = {
-  [TARGET_TYPES.country]: "country",
-  [TARGET_TYPES.platform]: "platform",
-  [TARGET_TYPES.language]: "language",
-  [TARGET_TYPES.rotation]: "rotation",
 };
 
 /**

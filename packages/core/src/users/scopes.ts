@@ -1,9 +1,11 @@
+import type { Scope } from "@shortener/vocabulary";
+
 /**
- * What a named API key may do (CONTRACT §17). Each REST route and tRPC procedure declares the one scope
- * it needs where it is defined (apps/api); the keys of §9 hold them all (docs/adr/0027-scoped-api-keys.md).
+ * What a named API key may do (CONTRACT §17; the list is @shortener/vocabulary's). Each REST route and
+ * tRPC procedure declares the one scope it needs where it is defined (apps/api); the keys of §9 hold them
+ * all (docs/adr/0027-scoped-api-keys.md).
  */
-export const API_KEY_SCOPES = ["links:read", "links:write", "domains:read", "domains:write", "stats:read", "imports:write", "account"] as const;
-export type Scope = (typeof API_KEY_SCOPES)[number];
+export { API_KEY_SCOPES, type Scope } from "@shortener/vocabulary";
 
 /**
  * The most a caller may do (docs/adr/0033-session-bounds.md): the scopes of the key or session it acts

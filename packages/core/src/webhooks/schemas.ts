@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@shortener/db";
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "@shortener/vocabulary";
 import { PageParams } from "../lists/pagination.ts";
 import { urlField } from "../urls/url.ts";
 import { notOneOfMessage } from "../validation/display-name.ts";

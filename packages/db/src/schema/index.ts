@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { WebhookEventType } from "@shortener/vocabulary";
 import { type AnyPgColumn, bigint, bigserial, boolean, check, date, index, integer, json, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const timestamps = {
@@ -352,9 +353,11 @@ export const linkCounts = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.shard] })],
 );
 
-/** The events a webhook can subscribe to (CONTRACT §18). */
-export const WEBHOOK_EVENT_TYPES = ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed"] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/**
+ * The events a webhook can subscribe to (CONTRACT §18): the list is @shortener/vocabulary's. A type only,
+ * so drizzle-kit, which loads this file, needs no build of that package.
+ */
+export type { WebhookEventType };
 
 /**
  * A user's webhook (CONTRACT §18). The signing secret is kept as is: the worker needs it to sign every
