@@ -1,4 +1,4 @@
-import type { Scope } from "@shortener/vocabulary";
+import { API_KEY_SCOPES, type Scope } from "@shortener/vocabulary";
 
 /**
  * What a named API key may do (CONTRACT §17; the list is @shortener/vocabulary's). Each REST route and
