@@ -59,10 +59,10 @@ export default defineConfig(async () => {
     test: {
       testTimeout: 30_000,
       hookTimeout: 60_000,
-      // Most files wait on a server, a database or a child process rather than compute, so more files run
-      // at once than there are cores (vitest's default is one fewer than the cores: 1 on two).
+      // Most files wait on a server, a database or a child process rather than compute, so as many files run
+      // at once as there are cores (vitest's default is one fewer than the cores: 1 on two).
       // TEST_WORKERS overrides (docs/testing.md).
-      maxWorkers: Number(process.env.TEST_WORKERS) || Math.max(2, availableParallelism() + 1),
+      maxWorkers: Number(process.env.TEST_WORKERS) || Math.max(2, availableParallelism()),
       projects: [
         { extends: true, test: { name: "unit", include: ["**/*.test.ts"], exclude: [...exclude, ...dbTests, ...pgTests, ...systemTests, ...browserTests] } },
         { extends: true, test: { name: "system", include: systemTests, exclude } },
