@@ -1,10 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { connect } from "node:net";
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
- * Projects: `unit` (pure tests), `types`, `pglite` and `postgres` (every `*.db.test.ts`, once per driver;
- * `*.pg.test.ts` on Postgres only).
+ * Projects, one lane each (docs/testing.md):
+ * - `unit`: pure tests, no database, no browser, no child process (`pnpm test:unit`, well under a minute);
+ * - `types`: the client's compile-time tests;
+ * - `system`: `*.system.test.ts`, the real entry point in a child process, the packed client, the
+ *   embedded template (no database server, but tens of seconds each);
+ * - `pglite` and `postgres`: every `*.db.test.ts`, once per driver; `*.pg.test.ts` on Postgres only;
+ * - `browser`: `*.browser.test.ts`, Chromium against the real server, run once (on PGlite).
  * Postgres is TEST_DATABASE_URL, or the machine's local server when that is unset; `TEST_DATABASE_URL=off`
  * runs PGlite only. An explicitly set URL that cannot be reached fails the run.
  */
@@ -44,6 +50,8 @@ export default defineConfig(async () => {
   const dbTests = ["**/*.db.test.ts"];
   /** Postgres-only suites (a server that goes away and comes back): PGlite is in-process and cannot. */
   const pgTests = ["**/*.pg.test.ts"];
+  const systemTests = ["**/*.system.test.ts"];
+  const browserTests = ["**/*.browser.test.ts"];
   const exclude = ["**/node_modules/**", "**/dist/**"];
   return {
     resolve: { conditions: CONDITIONS },
@@ -51,8 +59,14 @@ export default defineConfig(async () => {
     test: {
       testTimeout: 30_000,
       hookTimeout: 60_000,
+      // Most files wait on a server, a database or a child process rather than compute, so as many files run
+      // at once as there are cores (vitest's default is one fewer than the cores: 1 on two).
+      // TEST_WORKERS overrides (docs/testing.md).
+      maxWorkers: Number(process.env.TEST_WORKERS) || Math.max(2, availableParallelism()),
       projects: [
-        { extends: true, test: { name: "unit", include: ["**/*.test.ts"], exclude: [...exclude, ...dbTests, ...pgTests] } },
+        { extends: true, test: { name: "unit", include: ["**/*.test.ts"], exclude: [...exclude, ...dbTests, ...pgTests, ...systemTests, ...browserTests] } },
+        { extends: true, test: { name: "system", include: systemTests, exclude } },
+        { extends: true, test: { name: "browser", include: browserTests, exclude, env: { TEST_DB_DRIVER: "pglite" } } },
         // Compile-time tests (`*.test-d.ts`): tsc checks them, a failing `expectTypeOf` or an unused `@ts-expect-error` fails the run.
         {
           extends: true,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOwner, createTestApi, trpcClient, type TestApi } from "./helpers.ts";
 
-/** CONTRACT §17: `GET /api/v1/links/{id}/qr` and tRPC `links.qr`. The decode table is in launcher/test/qr-decode.db.test.ts. */
+/** CONTRACT §17: `GET /api/v1/links/{id}/qr` and tRPC `links.qr`. The decode table is in launcher/test/qr-decode.browser.test.ts. */
 let api: TestApi;
 beforeAll(async () => {
   api = await createTestApi();

@@ -6,7 +6,7 @@ import { links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROWSER, createSite, startVisitor, type Site, type Visitor } from "./helpers.ts";
 
-/** CONTRACT §17: `GET {short_url}/qr` on the visitor side. The decode table is in launcher/test/qr-decode.db.test.ts. */
+/** CONTRACT §17: `GET {short_url}/qr` on the visitor side. The decode table is in launcher/test/qr-decode.browser.test.ts. */
 let database: Database;
 let visitor: Visitor;
 let site: Site;
