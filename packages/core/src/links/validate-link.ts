@@ -78,6 +78,11 @@ export type References = { domain?: Domain; space?: { id: number; name: string; 
 
 const ph = { id: sql.placeholder("id"), userId: sql.placeholder("userId"), names: sql.placeholder("names") };
 
+/** The domains a create or update reads: the caller's chosen one, and those served under a destination's host. */
+function ownedOrServed() {
+  return or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), and(sql`${domains.name} = any(${ph.names}::text[])`, countsAsServed(ph.userId)));
+}
+
 /**
  * The checks against the database, all at once: ownership of domain, space and pixels; loops; alias.
  * The domain's ownership and the loop check are one prepared statement (the domains that are either
@@ -103,7 +108,6 @@ export async function checkReferences(
   if (refs.domainId !== undefined) {
     const domainId = refs.domainId;
     const names = [...new Set(refs.urls.flatMap(({ url }) => hostCandidates(hostOf(url))))];
-    const ownedOrServed = () => or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), and(sql`${domains.name} = any(${ph.names}::text[])`, countsAsServed(ph.userId)));
     const announce = refs.announce;
     const query = announce
       ? preparedFor(db, `domains_owned_or_served_announcing_${announce.replace(".", "_")}`, () =>
