@@ -6,6 +6,11 @@
  * and prints a markdown table with the goals. Knobs, all optional: BENCH_DATABASE_URL (the server to
  * create the database on), BENCH_LINKS, BENCH_CONNECTIONS, BENCH_WARMUP_S, BENCH_DURATION_S, BENCH_CASES
  * (a comma list of case names), and BENCH_KEEP_DB=1 to keep the database for EXPLAIN ANALYZE afterwards.
+ *
+ * BENCH_COMPARE=/path/to/another/checkout (installed) compares two commits side by side instead: each
+ * runs as its own launcher process on its own seeded database, and each case (default: create) is
+ * loaded on one then the other, BENCH_ROUNDS times (default 6), the order swapped every round
+ * (compare.ts).
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
@@ -15,6 +20,7 @@ import pino from "pino";
 import postgres from "postgres";
 import { localDomainName, parseEnv, startServer } from "@shortener/launcher";
 import { CASE_ORDER, CASES, type CaseName, type CaseParams, type Goal } from "./cases.ts";
+import { compare } from "./compare.ts";
 import { createBenchDb, dropBenchDb, findAdminAndDomain, seedLinks } from "./db.ts";
 import { CLIENT_DESCRIPTION, runLoad, type LoadResult } from "./load.ts";
 
@@ -133,4 +139,15 @@ async function main(): Promise<number> {
   return exitCode;
 }
 
-process.exitCode = await main();
+process.exitCode = process.env.BENCH_COMPARE
+  ? await compare({
+      otherRoot: process.env.BENCH_COMPARE,
+      adminUrl: ADMIN_URL,
+      links: LINKS,
+      connections: CONNECTIONS,
+      warmupMs: WARMUP_MS,
+      durationMs: DURATION_MS,
+      only: ONLY,
+      freePort,
+    })
+  : await main();

@@ -19,8 +19,9 @@
  * BENCH_COMPARE=/path/to/another/checkout (installed) compares two commits in one run instead: both
  * launchers run side by side on Postgres (a fresh database each), and each case is loaded on one then
  * the other, BENCH_ROUNDS times (default 8), the order swapped every round, so the machine's drift
- * falls on both alike. Prints each side's median requests/s and the median and range of the
- * per-round ratio (this checkout ÷ the other).
+ * falls on both alike; half-way through each case both are restarted, the other one first, so neither
+ * keeps the advantage of being started second. Prints each side's median requests/s and p99, and the
+ * median and range of the per-round ratio (this checkout ÷ the other).
  *
  * BENCH_PROFILE=1 runs the Postgres part's server under `node --cpu-prof` and prints, for each case's
  * measured round, where its busy time went per visit: the socket write (the kernel's loopback send),
@@ -29,7 +30,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
@@ -360,8 +361,19 @@ async function compare(otherRoot: string): Promise<void> {
     { label: "other", root: otherRoot },
   ].map((side) => ({ ...side, port: 0, host: "", process: undefined as ChildProcess | undefined, database: undefined as Awaited<ReturnType<typeof freshDatabase>> | undefined }));
   const rows: string[] = [];
-  try {
+  /**
+   * (Re)starts both launchers, in `order`, each on a fresh database. Which process starts first is
+   * swapped half-way through each case's rounds: A/A runs favoured the second-started process by 7–8 %
+   * (README), and a process keeps its start's luck (its young generation, for one) for its whole life.
+   */
+  const startSides = async (order: typeof sides) => {
     for (const side of sides) {
+      if (side.process) await stop(side.process);
+      await side.database?.drop();
+      side.process = undefined;
+      side.database = undefined;
+    }
+    for (const side of order) {
       side.database = await freshDatabase(admin, side.label);
       side.port = await freePort();
       side.host = `localhost:${side.port}`;
@@ -373,6 +385,10 @@ async function compare(otherRoot: string): Promise<void> {
       await createLinks(side.port);
       await wrkWarmup(`http://127.0.0.1:${side.port}/plain`, side.host, 5);
     }
+  };
+  try {
+    let startOrder = [...sides];
+    await startSides(startOrder);
     const [mine, other] = sides as [(typeof sides)[number], (typeof sides)[number]];
     const load = async (side: typeof mine, path: string, varied: boolean) => {
       await wrkWarmup(`http://127.0.0.1:${side.port}${path}`, side.host);
@@ -386,8 +402,15 @@ async function compare(otherRoot: string): Promise<void> {
     for (const { name, path, varied } of chosenCases("postgres")) {
       const mineRps: number[] = [];
       const otherRps: number[] = [];
+      const mineP99: number[] = [];
+      const otherP99: number[] = [];
       const ratios: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
+        if (ROUNDS > 1 && round === Math.floor(ROUNDS / 2)) {
+          startOrder = [...startOrder].reverse();
+          console.log(`  restarting both, ${startOrder[0]?.label} first`);
+          await startSides(startOrder);
+        }
         // Swapped every round: a machine slowing down (or speeding up) over a round favours neither side.
         const order = round % 2 === 0 ? [other, mine] : [mine, other];
         const loads = new Map<typeof mine, Load>();
@@ -397,12 +420,16 @@ async function compare(otherRoot: string): Promise<void> {
         if (a.non3xx + a.socketErrors + b.non3xx + b.socketErrors > 0) console.log(`  round ${round + 1}: errors! this ${JSON.stringify(a)} other ${JSON.stringify(b)}`);
         mineRps.push(a.rps);
         otherRps.push(b.rps);
+        mineP99.push(a.p99);
+        otherP99.push(b.p99);
         ratios.push(a.rps / b.rps);
-        console.log(`${name}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s, other ${b.rps.toFixed(0)} req/s, ratio ${(a.rps / b.rps).toFixed(3)}`);
+        console.log(
+          `${name}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), other ${b.rps.toFixed(0)} req/s (p99 ${b.p99} ms), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`,
+        );
       }
       const sorted = [...ratios].sort((x, y) => x - y);
       rows.push(
-        `| ${name} | ${median(mineRps).toFixed(0)} | ${median(otherRps).toFixed(0)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
+        `| ${name} | ${median(mineRps).toFixed(0)} | ${median(otherRps).toFixed(0)} | ${median(mineP99).toFixed(2)} | ${median(otherP99).toFixed(2)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
       );
     }
   } finally {
@@ -410,9 +437,11 @@ async function compare(otherRoot: string): Promise<void> {
     for (const side of sides) await side.database?.drop();
     await admin.end();
   }
-  console.log(`\nRedirect comparison: this checkout (${ROOT}) against ${otherRoot}; wrk -t1 -c64 -d${DURATION}s, ${ROUNDS} rounds a case, order swapped each round, ${new Date().toISOString()}\n`);
-  console.log("| case | this: median req/s | other: median req/s | ratio this ÷ other: median | range | every round |");
-  console.log("|---|---:|---:|---:|---|---|");
+  console.log(
+    `\nRedirect comparison: this checkout (${ROOT}) against ${otherRoot}; wrk -t1 -c64 -d${DURATION}s, ${ROUNDS} rounds a case, order swapped each round, both restarted half-way (start order swapped), ${new Date().toISOString()}\n`,
+  );
+  console.log("| case | this: median req/s | other: median req/s | this: median p99 ms | other: median p99 ms | ratio this ÷ other: median | range | every round |");
+  console.log("|---|---:|---:|---:|---:|---:|---|---|");
   for (const row of rows) console.log(row);
 }
 

@@ -68,10 +68,11 @@ export function createResolver(database: Database, now: () => Date, options: Cac
     return running;
   }
 
-  /** A cached value (fresh, or expired while the database is down); undefined when it must be looked up. */
-  function cached<T>(cache: LRUCache<string, Entry<T>>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Entry<T> | undefined {
-    const hit = cache.get(key);
-    if (hit) return hit;
+  /**
+   * An expired entry, served while the database is down; undefined when it must be looked up. Called
+   * only after a fresh hit was missed: the hot path (a fresh hit) creates no `read` closure.
+   */
+  function staleWhileDown<T>(cache: LRUCache<string, Entry<T>>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Entry<T> | undefined {
     if (!isDatabaseDown) return undefined;
     const stale = cache.get(key, { allowStale: true });
     if (!stale?.value) return undefined;
@@ -123,16 +124,20 @@ export function createResolver(database: Database, now: () => Date, options: Cac
     /** The domain a Host names: from memory (synchronously) or one read. */
     domain(host: string): Promise<ServedDomain | null> | ServedDomain | null {
       const key = host.toLowerCase();
+      const hit = domains.get(key);
+      if (hit) return hit.value;
       const read = () => findDomainByHost(sys, key);
-      const hit = cached(domains, pendingDomains, key, read);
-      return hit ? hit.value : lookup(domains, pendingDomains, key, read);
+      const old = staleWhileDown(domains, pendingDomains, key, read);
+      return old ? old.value : lookup(domains, pendingDomains, key, read);
     },
     /** The link, from memory or one indexed read; concurrent misses for one key share that read. */
     link(domainId: number, alias: string): Promise<VisitLink | null> | VisitLink | null {
       const key = `${domainId}/${alias}`;
+      const hit = links.get(key);
+      if (hit) return hit.value;
       const read = () => findLinkForVisit(sys, domainId, alias);
-      const hit = cached(links, pendingLinks, key, read, options.missTtlMs);
-      return hit ? hit.value : lookup(links, pendingLinks, key, read, options.missTtlMs);
+      const old = staleWhileDown(links, pendingLinks, key, read, options.missTtlMs);
+      return old ? old.value : lookup(links, pendingLinks, key, read, options.missTtlMs);
     },
     async stop(): Promise<void> {
       offLocal?.();

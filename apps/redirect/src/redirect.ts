@@ -173,15 +173,16 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
  * their response finishes.
  */
 function observed(handle: (req: IncomingMessage, res: ServerResponse) => void, onDone: (record: VisitRecord) => void) {
+  // No closure for a visit answered at once: under tsx (the benchmarks) every named closure costs a defineProperty.
+  function report(req: IncomingMessage, res: ServerResponse, started: number): void {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    onDone({ method: req.method ?? "GET", host: req.headers.host ?? "", path: q === -1 ? url : url.slice(0, q), status: res.statusCode, durationMs: performance.now() - started });
+  }
   return (req: IncomingMessage, res: ServerResponse): void => {
     const started = performance.now();
-    const report = () => {
-      const url = req.url ?? "/";
-      const q = url.indexOf("?");
-      onDone({ method: req.method ?? "GET", host: req.headers.host ?? "", path: q === -1 ? url : url.slice(0, q), status: res.statusCode, durationMs: performance.now() - started });
-    };
     handle(req, res);
-    if (res.writableEnded) report();
-    else res.once("close", report);
+    if (res.writableEnded) report(req, res, started);
+    else res.once("close", () => report(req, res, started));
   };
 }

@@ -8,7 +8,7 @@ import { parseFields, throwIfErrors } from "../validation/fields.ts";
 import { randomAlias } from "./alias.ts";
 import { classifyAliasConflict } from "./alias-conflict.ts";
 import { draftNewLink } from "./draft-link.ts";
-import { hasSubscribers, recordLinkEvent } from "../webhooks/record-event.ts";
+import { recordLinkEvent } from "../webhooks/record-event.ts";
 import { LINK_INSERT_COLUMNS, type Link, type LinkInsertColumn } from "./link-columns.ts";
 import { linkStatus } from "../expiration/link-status.ts";
 import { CreateLinkShape, type CreateLinkInput } from "./schemas.ts";
@@ -36,22 +36,21 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   const { values: v, errors } = parseFields(CreateLinkShape, input);
   const now = ctx.now();
   const draft = draftNewLink(v, now, errors);
-  // Whether a webhook wants this create (asked alongside the checks): then the link and its event commit together.
-  const [refs, isAnnounced] = await Promise.all([
-    checkReferences(
-      ctx.db,
-      ctx.actor.userId,
-      {
-        domainId: v.domain_id,
-        spaceId: v.space_id,
-        pixelIds: v.pixel_ids,
-        alias: v.alias && v.domain_id ? { domainId: v.domain_id, alias: v.alias } : undefined,
-        urls: destinations(v),
-      },
-      errors,
-    ),
-    ctx.events ? hasSubscribers(ctx.db, ctx.actor.userId, "link.created") : false,
-  ]);
+  // Whether a webhook wants this create (asked by the domain check's statement): then the link and its event commit together.
+  const refs = await checkReferences(
+    ctx.db,
+    ctx.actor.userId,
+    {
+      domainId: v.domain_id,
+      spaceId: v.space_id,
+      pixelIds: v.pixel_ids,
+      alias: v.alias && v.domain_id ? { domainId: v.domain_id, alias: v.alias } : undefined,
+      urls: destinations(v),
+      announce: ctx.events ? "link.created" : undefined,
+    },
+    errors,
+  );
+  const isAnnounced = refs.isAnnounced === true;
   throwIfErrors(errors);
 
   const [passwordHash, privacyPasswordHash] = await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null]);

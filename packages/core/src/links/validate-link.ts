@@ -1,5 +1,5 @@
 import { and, eq, inArray, ne, or, sql } from "drizzle-orm";
-import { domains, links, pgArray, pixels, preparedFor, spaces, type Db, type TargetEntry } from "@shortener/db";
+import { domains, links, pgArray, pixels, preparedFor, spaces, type Db, type TargetEntry, type WebhookEventType } from "@shortener/db";
 import { domainColumns, type Domain } from "../domains/domain-columns.ts";
 import { hostCandidates } from "../domains/find-domain-by-host.ts";
 import { addLoopErrors, checkNoLoops, countsAsServed } from "../domains/served.ts";
@@ -10,6 +10,7 @@ import { checkOwnership } from "./ownership.ts";
 import { GROUP_OF_TYPE, TARGET_GROUPS, type TargetGroup } from "../targeting/target-types.ts";
 import { hostOf } from "../urls/url.ts";
 import { addError } from "../validation/fields.ts";
+import { hasSubscribers, subscribedSql } from "../webhooks/record-event.ts";
 
 /** The values of the link-wide rules after a create or update would apply (sent values over stored ones). */
 export type LinkDraft = {
@@ -71,17 +72,26 @@ export function destinations(values: {
   return out;
 }
 
-/** What the reference checks found: the rows a new link's answer needs, so it is not read back. */
-export type References = { domain?: Domain; space?: { id: number; name: string; color: number }; pixels: Pixel[] };
+/**
+ * What the reference checks found: the rows a new link's answer needs, so it is not read back; and,
+ * when asked (`announce`), whether one of the user's enabled webhooks subscribes to that event.
+ */
+export type References = { domain?: Domain; space?: { id: number; name: string; color: number }; pixels: Pixel[]; isAnnounced?: boolean };
 
 const ph = { id: sql.placeholder("id"), userId: sql.placeholder("userId"), names: sql.placeholder("names") };
+
+/** The domains a create or update reads: the caller's chosen one, and those served under a destination's host. */
+function ownedOrServed() {
+  return or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), and(sql`${domains.name} = any(${ph.names}::text[])`, countsAsServed(ph.userId)));
+}
 
 /**
  * The checks against the database, all at once: ownership of domain, space and pixels (the rule is
  * `checkOwnership`; these queries are its loader), loops, alias.
  * The domain's ownership and the loop check are one prepared statement (the domains that are either
  * the caller's chosen one or served under a destination's host: verified, or the caller's), the other
- * checks run beside it.
+ * checks run beside it. With `announce`, the same statement also says whether one of the user's
+ * enabled webhooks subscribes to that event (a create asks, so it costs no round trip of its own).
  */
 export async function checkReferences(
   db: Db,
@@ -92,6 +102,7 @@ export async function checkReferences(
     pixelIds?: number[] | null | undefined;
     alias?: { domainId: number; alias: string; exceptLinkId?: number } | undefined;
     urls: Array<{ field: string; url: string }>;
+    announce?: WebhookEventType | undefined;
   },
   errors: FieldErrors,
 ): Promise<References> {
@@ -104,17 +115,28 @@ export async function checkReferences(
   if (refs.domainId !== undefined) {
     const domainId = refs.domainId;
     const names = [...new Set(refs.urls.flatMap(({ url }) => hostCandidates(hostOf(url))))];
-    const query = preparedFor(db, "domains_owned_or_served", () =>
-      db
-        .select({ ...domainColumns, userId: domains.userId })
-        .from(domains)
-        .where(or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), and(sql`${domains.name} = any(${ph.names}::text[])`, countsAsServed(ph.userId)))),
-    );
+    const announce = refs.announce;
+    const query = announce
+      ? preparedFor(db, `domains_owned_or_served_announcing_${announce.replace(".", "_")}`, () =>
+          db
+            .select({ ...domainColumns, userId: domains.userId, isAnnounced: sql<boolean>`${subscribedSql(sql`${ph.userId}::int`, announce)}` })
+            .from(domains)
+            .where(ownedOrServed()),
+        )
+      : preparedFor(db, "domains_owned_or_served", () =>
+          db
+            .select({ ...domainColumns, userId: domains.userId })
+            .from(domains)
+            .where(ownedOrServed()),
+        );
     checks.push(
-      query.execute({ id: domainId, userId, names: pgArray(names) }).then((rows) => {
+      query.execute({ id: domainId, userId, names: pgArray(names) }).then((result) => {
+        const rows = result as Array<(typeof result)[number] & { isAnnounced?: boolean }>;
+        // The subscription is the same on every row; no row means no domain, and no link to announce.
+        if (announce) found.isAnnounced = rows[0]?.isAnnounced === true;
         const ownRow = rows.find((r) => r.id === domainId && r.userId === userId);
         if (ownRow) {
-          const { userId: _owner, ...domain } = ownRow;
+          const { userId: _owner, isAnnounced: _isAnnounced, ...domain } = ownRow;
           found.domain = domain;
           owned.domainIds.add(domain.id);
         }
@@ -123,6 +145,8 @@ export async function checkReferences(
     );
   } else {
     checks.push(checkNoLoops(db, refs.urls, errors, { userId }));
+    const announce = refs.announce;
+    if (announce) checks.push(hasSubscribers(db, userId, announce).then((is) => void (found.isAnnounced = is)));
   }
   if (refs.spaceId) {
     const spaceId = refs.spaceId;
