@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     await sqlOf(admin).unsafe(`create database "${name}"`);
 
     // The server bootstraps the admin and its domain (localhost:PORT), then serves the API job.
-    const server = await startServer({ DATABASE_URL: url, SERVICES: "api,importer", IMPORT_MAX_BYTES: String(2 ** 31 - 1), IMPORT_MAX_ROWS: String(ROWS) });
+    const server = await startServer({ DATABASE_URL: url, SERVICES: "api,worker", IMPORT_MAX_BYTES: String(2 ** 31 - 1), IMPORT_MAX_ROWS: String(ROWS) });
     const domain = (await api<{ data: Array<{ id: number; name: string }> }>(server.base, "/api/v1/domains")).data[0];
     if (!domain) throw new Error("no bootstrap domain");
     database = await openDb({ url, poolSize: 2 });
@@ -180,7 +180,7 @@ async function main(): Promise<void> {
     if (ONLY.has("cli")) {
       log("CLI on Postgres…");
       const cli = await timed(() =>
-        run(["--import", "tsx", "apps/importer/src/cli.ts", "import", file, "--user", "admin@localhost", "--domain", domain.name, "--again"], {
+        run(["--import", "tsx", "apps/worker/src/cli.ts", "import", file, "--user", "admin@localhost", "--domain", domain.name, "--again"], {
           DATABASE_URL: url,
           IMPORT_REPORT_RSS: "1",
         }),
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
       const local = (await api<{ data: Array<{ name: string }> }>(embedded.base, "/api/v1/domains")).data[0];
       await embedded.stop();
       const cli = await timed(() =>
-        run(["--import", "tsx", "apps/importer/src/cli.ts", "import", file, "--user", "admin@localhost", "--domain", local?.name ?? "", "--again"], {
+        run(["--import", "tsx", "apps/worker/src/cli.ts", "import", file, "--user", "admin@localhost", "--domain", local?.name ?? "", "--again"], {
           DATA_DIR: dataDir,
           IMPORT_REPORT_RSS: "1",
         }),

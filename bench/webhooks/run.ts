@@ -17,7 +17,7 @@ import { sql } from "drizzle-orm";
 import { createWebhook, recordClicks, type Click } from "@shortener/core";
 import { createTestUser } from "@shortener/core/testing";
 import { migrate, openDb, queryRows, type Database } from "@shortener/db";
-import { createWebhookWorker } from "@shortener/importer";
+import { createWebhookWorker } from "@shortener/worker";
 import postgres from "postgres";
 import { log } from "../common.ts";
 

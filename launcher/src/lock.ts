@@ -1,2 +1,2 @@
-/** The data-folder lock lives in @shortener/db: the operator CLI (apps/importer) takes it too. */
+/** The data-folder lock lives in @shortener/db: the operator CLI (apps/worker) takes it too. */
 export { lockDataDir } from "@shortener/db";

@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
 import { migrate, openDb, sql, type Database } from "@shortener/db";
 import type { createApi } from "@shortener/api";
-import type { Importer } from "@shortener/importer";
+import type { Importer } from "@shortener/worker";
 import type { RedirectApp } from "@shortener/redirect";
 import { dashboardDir } from "@shortener/web";
 import { loggableError, openFailedTries } from "@shortener/web-guard";
@@ -126,7 +126,7 @@ function createHealth(database: Database) {
 
 /**
  * The service in one process on one port, running the roles of SERVICES: API, tRPC and stats
- * (`api`), the visitor side (`redirect`), the import worker (`importer`). Every role answers
+ * (`api`), the visitor side (`redirect`), the worker (`worker`, alias `importer`: imports, webhook deliveries, click partitions). Every role answers
  * `/healthz` and `/readyz`. A role that does not run is not even loaded: a visitor-side process
  * carries no Fastify, tRPC or pg-boss.
  */
@@ -145,7 +145,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
   try {
     // The roles' modules start loading now, while the database opens (on a first embedded start, while a
     // child process creates it): the imports below then find them loaded. A failure surfaces there.
-    if (runs.has("api") || runs.has("importer")) void import("@shortener/importer").catch(() => {});
+    if (runs.has("api") || runs.has("worker")) void import("@shortener/worker").catch(() => {});
     if (runs.has("api")) void import("@shortener/api").catch(() => {});
     if (runs.has("redirect")) void import("@shortener/redirect").catch(() => {});
     if (env.REDIS_URL) await probeRedis(env.REDIS_URL);
@@ -165,11 +165,11 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     metrics?.addPool({ name: "main", database, max: database.driver === "postgres" ? env.DATABASE_POOL_SIZE : 1 });
     const accessLog = env.ACCESS_LOG === "off" || !opts.writeAccessLog ? undefined : createAccessLog(opts.writeAccessLog);
 
-    // The import queue: the API sends jobs to it; with "importer" in SERVICES this process also runs them.
+    // The import queue: the API sends jobs to it; with "worker" (or its alias "importer") in SERVICES this process also runs them.
     // A finished job is announced to webhooks with the API's JSON of it (the serialisers only, not Fastify).
     let queue: Importer | undefined;
-    if (runs.has("api") || runs.has("importer")) {
-      const { createImporter } = await import("@shortener/importer");
+    if (runs.has("api") || runs.has("worker")) {
+      const { createImporter } = await import("@shortener/worker");
       const { createEventData } = await import("@shortener/api/events");
       queue = createImporter({
         database,
@@ -219,15 +219,15 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
       closers.push(() => started.close());
       await api.ready();
     }
-    if (runs.has("importer")) {
+    if (runs.has("worker")) {
       await queue?.start();
       // Webhook deliveries are the worker role's too (docs/adr/0023-webhooks.md).
-      const { createWebhookWorker } = await import("@shortener/importer");
+      const { createWebhookWorker } = await import("@shortener/worker");
       const webhooks = createWebhookWorker({ database, now, log: logger, config: { allowPrivate: env.WEBHOOK_ALLOW_PRIVATE } });
       closers.push(() => webhooks.close());
       await webhooks.start();
       // And the upkeep of clicks' monthly partitions: made ahead, dropped past CLICK_RETENTION_DAYS (ADR 0025).
-      const { createClickPartitionKeeper } = await import("@shortener/importer");
+      const { createClickPartitionKeeper } = await import("@shortener/worker");
       const partitions = createClickPartitionKeeper({ database, now, log: logger, retentionDays: env.CLICK_RETENTION_DAYS });
       closers.push(() => partitions.close());
       await partitions.start();

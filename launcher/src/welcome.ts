@@ -2,7 +2,7 @@ import type { BootstrapResult } from "@shortener/core";
 
 /** What the first start prints: where it runs, the admin key (once) and a request to paste. */
 export function welcome(url: string, boot: BootstrapResult, driver: string, options: { services?: readonly string[]; metricsPort?: number | undefined; host?: string } = {}): string {
-  const services = options.services ?? ["api", "redirect", "importer"];
+  const services = options.services ?? ["api", "redirect", "worker"];
   const roles = services.length === 3 ? "" : `, running only ${services.join(", ")}`;
   const lines = [``, `Shortener is running at ${url} (${driver === "pglite" ? "embedded database" : "PostgreSQL"}${roles}).`];
   if (boot.created && services.includes("api")) {

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importJobs, importSourceParts } from "@shortener/db";
-import { compareJob, hostileFiles } from "@shortener/importer/testing";
+import { compareJob, hostileFiles } from "@shortener/worker/testing";
 import { bootstrapDomainId, endedImport, startTestServer, type TestServer } from "./helpers.ts";
 
 /**

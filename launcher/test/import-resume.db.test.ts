@@ -6,7 +6,7 @@ import { importJobs, links, type Database } from "@shortener/db";
 import { createDomain, createImport } from "@shortener/core";
 import { createTestUser, unique } from "@shortener/core/testing";
 import { freePort, openSharedTestDb, type SharedTestDb } from "@shortener/db/testing";
-import { createImporter } from "@shortener/importer";
+import { createImporter } from "@shortener/worker";
 import { spawnService } from "./helpers.ts";
 
 /**
@@ -50,7 +50,7 @@ function startWorker(port: number): Worker {
   const { child, exited } = spawnService({
     ...shared.settings,
     PORT: String(port),
-    SERVICES: "importer",
+    SERVICES: "importer", // the worker role by its former name, still accepted (issue #27)
     IMPORT_BATCH_SIZE: String(BATCH),
     LOG_LEVEL: "debug",
     ADMIN_API_KEY: `shk_${"R".repeat(40)}`,

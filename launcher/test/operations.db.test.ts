@@ -53,7 +53,7 @@ async function createLink(base: string, alias: string): Promise<{ id: number; na
 }
 
 describe("health on every role (CONTRACT §16)", () => {
-  it.each([["redirect"], ["importer"], ["api"], ["api,redirect,importer"]])(
+  it.each([["redirect"], ["worker"], ["importer"], ["api"], ["api,redirect,worker"]])(
     "SERVICES=%s answers /healthz and /readyz",
     async (services) => {
       const { running, base } = await start({ SERVICES: services });
@@ -76,7 +76,7 @@ describe("health on every role (CONTRACT §16)", () => {
   it(
     "a role that does not run is a 404, not a crash",
     async () => {
-      const { running, base } = await start({ SERVICES: "importer" });
+      const { running, base } = await start({ SERVICES: "worker" });
       try {
         expect((await fetch(`${base}/api/v1/account`, { headers: auth })).status).toBe(404);
         expect((await fetch(`${base}/some-alias`)).status).toBe(404);

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 /** The apps, by package name: only the launcher composes them. */
-const APPS = ["@shortener/api", "@shortener/redirect", "@shortener/importer"];
+const APPS = ["@shortener/api", "@shortener/redirect", "@shortener/worker"];
 const LAUNCHER = "@shortener/launcher";
 
 /** What core may never import: transports, HTTP frameworks and clients, CSV, caches of adapters. */
@@ -61,7 +61,7 @@ function routerTypeOnly(who) {
       paths: [
         ...PROCESS_ENV_IMPORTS,
         { name: "@shortener/api", allowTypeImports: true, message: `The ${who} may import the API's router type only (import type).` },
-        ...["@shortener/redirect", "@shortener/importer", LAUNCHER].map((name) => ({ name, message: `The ${who} imports no app.` })),
+        ...["@shortener/redirect", "@shortener/worker", LAUNCHER].map((name) => ({ name, message: `The ${who} imports no app.` })),
         ...["@shortener/core", "@shortener/db"].map((name) => ({
           name,
           allowTypeImports: true,
@@ -195,7 +195,7 @@ export const boundaries = [
     files: [
       "**/src/env.ts",
       "launcher/src/main.ts",
-      "apps/importer/src/cli.ts",
+      "apps/worker/src/cli.ts",
       "packages/db/src/migrate-cli.ts",
       "packages/db/src/testing.ts",
       ...TESTS,

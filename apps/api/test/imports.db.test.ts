@@ -138,7 +138,7 @@ describe("POST /api/v1/imports", () => {
   });
 });
 
-/** Runs a job's rows through core, as a worker would (the worker itself is apps/importer's). */
+/** Runs a job's rows through core, as a worker would (the worker itself is apps/worker's). */
 async function runRows(jobId: number, rows: ImportRow[]) {
   const sys = { db: api.database.db, now: () => new Date() };
   const claimed = await claimImport(sys, jobId);

@@ -1,2 +1,2 @@
 export { parseSettings, SettingsError } from "./parse-settings.ts";
-export { enumSetting, intSetting, listSetting, SERVICE_NAMES, Settings, type ServiceName } from "./settings.ts";
+export { enumSetting, intSetting, listSetting, SERVICE_ALIASES, SERVICE_NAMES, Settings, type ServiceName } from "./settings.ts";

@@ -27,15 +27,16 @@ export const intSetting = (min: number, max: number) =>
 /** One of `values`. */
 export const enumSetting = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: `must be one of ${values.join(", ")}` });
 
-/** A comma list of distinct entries, each one of `values`. */
-export const listSetting = <const T extends string>(values: readonly T[]) =>
+/** A comma list of distinct entries, each one of `values`; an entry named in `aliases` counts as the value it maps to. */
+export const listSetting = <const T extends string>(values: readonly T[], aliases: Readonly<Record<string, T>> = {}) =>
   z.string().transform((value, ctx) => {
     const list = [
       ...new Set(
         value
           .split(",")
           .map((s) => s.trim())
-          .filter(Boolean),
+          .filter(Boolean)
+          .map((s) => (Object.hasOwn(aliases, s) && aliases[s]) || s),
       ),
     ];
     const bad = list.find((s) => !values.includes(s as T));
@@ -104,8 +105,10 @@ const reservedHosts = z.string().transform((value, ctx) => {
   return list;
 });
 
-export const SERVICE_NAMES = ["api", "redirect", "importer"] as const;
+export const SERVICE_NAMES = ["api", "redirect", "worker"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
+/** `importer`, the worker role's former name, still means `worker` (issue #27). */
+export const SERVICE_ALIASES: Readonly<Record<string, ServiceName>> = { importer: "worker" };
 
 /** Every setting, all optional (CONTRACT §13, §16). */
 export const Settings = z.object({
@@ -137,7 +140,7 @@ export const Settings = z.object({
     .regex(/^rediss?:\/\/\S+$/, { error: "must be a redis:// or rediss:// URL" })
     .optional(),
   SECRET: z.string().min(32, { error: "must be at least 32 characters" }).optional(),
-  SERVICES: listSetting(SERVICE_NAMES).default([...SERVICE_NAMES]),
+  SERVICES: listSetting(SERVICE_NAMES, SERVICE_ALIASES).default([...SERVICE_NAMES]),
   IMPORT_MAX_BYTES: intSetting(1024, 2 ** 31 - 1).default(50 * 1024 * 1024),
   IMPORT_MAX_ROWS: intSetting(1, 100_000_000).default(1_000_000),
   IMPORT_BATCH_SIZE: intSetting(1, 50_000).optional(),

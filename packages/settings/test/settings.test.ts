@@ -33,3 +33,18 @@ describe("the settings table", () => {
     expect(parseSettings(Settings, { METRICS_PORT: "9464", ACCESS_LOG: "" })).toMatchObject({ METRICS_PORT: 9464, ACCESS_LOG: "api" });
   });
 });
+
+describe("SERVICES", () => {
+  it.each([
+    ["api,redirect,worker", ["api", "redirect", "worker"]],
+    ["worker", ["worker"]],
+    ["importer", ["worker"]],
+    ["api,importer,worker", ["api", "worker"]],
+  ])("%s runs %j: importer is the worker's former name", (value, roles) => {
+    expect(parseSettings(Settings, { SERVICES: value }).SERVICES).toEqual(roles);
+  });
+
+  it.each([["mailer"], ["api,mailer"], ["Worker"]])("%j is refused", (value) => {
+    expect(() => parseSettings(Settings, { SERVICES: value })).toThrow(/^Invalid setting SERVICES: must be a comma list of api, redirect, worker/);
+  });
+});

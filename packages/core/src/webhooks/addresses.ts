@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 /*
  * Which addresses a webhook may be sent to (CONTRACT §18): public unicast only, unless the operator sets
  * WEBHOOK_ALLOW_PRIVATE=1. The worker checks every address a name resolves to, and connects to the one
- * it checked (apps/importer/src/webhooks/target.ts); creating a webhook checks address literals and
+ * it checked (apps/worker/src/webhooks/target.ts); creating a webhook checks address literals and
  * `localhost` names at once (docs/webhooks.md).
  */
 

@@ -3,8 +3,8 @@ import type { ImportJob, RowError } from "@shortener/core";
 
 /**
  * Hostile import files (issue 12 item 3) and what must become of each, shared by the tests that run
- * them through the CLI (apps/importer/test/hostile-cli.db.test.ts), the worker
- * (apps/importer/test/hostile-worker.db.test.ts) and the API upload with its worker
+ * them through the CLI (apps/worker/test/hostile-cli.db.test.ts), the worker
+ * (apps/worker/test/hostile-worker.db.test.ts) and the API upload with its worker
  * (launcher/test/hostile-imports.db.test.ts). Every file ends: the job is `completed` or `failed`,
  * never left `running`, and its stored source is gone.
  */
