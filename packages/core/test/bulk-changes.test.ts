@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PAYLOAD_BYTES, payloadChunks, type LinkKey } from "../src/changes/changes.ts";
 import { foldIdErrors } from "../src/links/bulk-ids.ts";
-import { BulkUpdateLinksInput, MAX_BULK_IDS } from "../src/links/schemas.ts";
+import { BulkUpdateLinksInput, MAX_BULK_IDS, UpdateLinkInput } from "../src/links/schemas.ts";
 
 const keys = (n: number, aliasLength: number): LinkKey[] => Array.from({ length: n }, (_, i) => ({ id: 2_000_000_000 + i, domainId: 2_000_000_000, alias: `${i}`.padEnd(aliasLength, "x") }));
 
@@ -33,5 +33,17 @@ describe("bulk ids", () => {
     for (const issue of result.error?.issues ?? []) (fields[issue.path.map(String).join(".")] ??= []).push(issue.message);
     foldIdErrors(fields);
     expect(fields).toEqual(errors);
+  });
+});
+
+describe("pixel ids: copies of one id count once against the limit of 100", () => {
+  it.each([
+    { name: "150 copies of one id", ids: Array.from({ length: 150 }, () => 7), out: [7], error: undefined },
+    { name: "100 distinct ids, each twice", ids: Array.from({ length: 200 }, (_, i) => (i % 100) + 1), out: Array.from({ length: 100 }, (_, i) => i + 1), error: undefined },
+    { name: "101 distinct ids", ids: Array.from({ length: 101 }, (_, i) => i + 1), out: undefined, error: "The pixel ids may not have more than 100 items." },
+  ])("$name", ({ ids, out, error }) => {
+    const result = UpdateLinkInput.safeParse({ pixel_ids: ids });
+    expect(result.success ? result.data.pixel_ids : undefined).toEqual(out);
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual(error ? [error] : undefined);
   });
 });

@@ -4,9 +4,11 @@ import { ValidationError, type FieldErrors } from "../errors.ts";
 import { notifyLinksChange, type LinkKey } from "../changes/changes.ts";
 import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { recordLinkEvent } from "../webhooks/record-event.ts";
+import { ALIAS_TAKEN } from "./alias-conflict.ts";
 import { foldIdErrors, invalidIdsMessage, mergeErrors, ownedAmong } from "./bulk-ids.ts";
 import { changesOf, checkUpdateOf, hashSecrets, writeLinkUpdate } from "./link-update.ts";
-import { loadLinks, type Link } from "./load-links.ts";
+import type { Link } from "./link-columns.ts";
+import { loadLinks } from "./load-links.ts";
 import { BulkUpdateLinksShape, type BulkUpdateLinksInput } from "./schemas.ts";
 import { checkReferences, destinations } from "./validate-link.ts";
 
@@ -92,7 +94,7 @@ export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpd
       return result;
     });
   } catch (error) {
-    if (isUniqueViolation(error, "links_domain_id_alias_key")) throw ValidationError.field("alias", "The alias has already been taken.");
+    if (isUniqueViolation(error, "links_domain_id_alias_key")) throw ValidationError.field("alias", ALIAS_TAKEN);
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import type { Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
-import { findOwnedLink, type Link } from "./load-links.ts";
+import type { Link } from "./link-columns.ts";
+import { findOwnedLink } from "./load-links.ts";
 
 /** The caller's link, or NOT_FOUND (also for another user's link: the same answer). */
 export async function getLink({ ctx, id }: { ctx: Ctx; id: number }): Promise<Link> {

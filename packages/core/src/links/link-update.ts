@@ -4,7 +4,7 @@ import type { Ctx } from "../context.ts";
 import type { FieldErrors } from "../errors.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import type { parseFields } from "../validation/fields.ts";
-import type { Link } from "./load-links.ts";
+import type { Link } from "./link-columns.ts";
 import type { UpdateLinkShape } from "./schemas.ts";
 import { checkDraft, resolveEndsAt } from "./validate-link.ts";
 

@@ -5,7 +5,8 @@ import type { Page } from "../lists/pagination.ts";
 import { offsetOf } from "../lists/pagination.ts";
 import { parseInput } from "../validation/fields.ts";
 import { isUnfiltered, linkFilterCondition } from "./link-filters.ts";
-import { linkOrder, loadLinkPage, loadLinks, type Link } from "./load-links.ts";
+import type { Link } from "./link-columns.ts";
+import { linkOrder, loadLinkPage, loadLinks } from "./load-links.ts";
 import { ListLinksInput, type ListLinksInput as ListInput } from "./schemas.ts";
 
 /** CONTRACT §5: the caller's links, filtered, sorted with ties broken by id, one page at a time. */

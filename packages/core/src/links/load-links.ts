@@ -6,8 +6,6 @@ import type { Pixel } from "../pixels/pixel-columns.ts";
 import { linkStatusSql, type LinkStatus } from "../expiration/link-status.ts";
 import { linkColumns, type Link } from "./link-columns.ts";
 
-export type { Link } from "./link-columns.ts";
-
 /** A pixel as `pixelsJson` returns it: timestamps are ISO strings inside JSON. */
 type PixelJson = Omit<Pixel, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string };
 

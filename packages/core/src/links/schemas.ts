@@ -31,11 +31,12 @@ const time = z.string({ error: "The expiration time must be a time in the format
 
 /**
  * Unique pixel ids. Forms send `pixel_ids[]=1&pixel_ids[]=2`, `pixel_ids[0]=1` or `pixel_ids=1,2`: their
- * adapters make that an array of numbers first (`coerceFormValues`).
+ * adapters make that an array of numbers first (`coerceFormValues`). Copies of one id count once against
+ * the limit, as in bulk requests.
  */
 const pixelIds = z
   .array(idField("pixel id"), { error: "The pixel ids must be a list of ids." })
-  .max(MAX_TARGETS, { error: `The pixel ids may not have more than ${MAX_TARGETS} items.` })
+  .refine((ids) => new Set(ids).size <= MAX_TARGETS, { error: `The pixel ids may not have more than ${MAX_TARGETS} items.` })
   .transform((ids) => [...new Set(ids)]);
 
 function group<E extends z.ZodType<{ key?: string; value: string }>>(entry: E, label: string) {

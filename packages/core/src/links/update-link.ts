@@ -6,7 +6,8 @@ import { parseFields, throwIfErrors } from "../validation/fields.ts";
 import { recordLinkEvent } from "../webhooks/record-event.ts";
 import { ALIAS_TAKEN } from "./alias-conflict.ts";
 import { changesOf, checkUpdateOf, hashSecrets, writeLinkUpdate } from "./link-update.ts";
-import { findOwnedLink, type Link } from "./load-links.ts";
+import type { Link } from "./link-columns.ts";
+import { findOwnedLink } from "./load-links.ts";
 import { UpdateLinkShape, type UpdateLinkInput } from "./schemas.ts";
 import { checkReferences, destinations } from "./validate-link.ts";
 

@@ -2,7 +2,7 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import { importJobs, queryRows, type Db, type WebhookEventType } from "@shortener/db";
 import type { Ctx, SystemCtx } from "../context.ts";
 import { findRowErrors, importJobColumns, JOB_ERRORS_SHOWN } from "../imports/import-job.ts";
-import type { Link } from "../links/load-links.ts";
+import type { Link } from "../links/link-columns.ts";
 
 /** The condition "one of the user's enabled webhooks subscribes to `type`", for user id expression `user`. */
 export function subscribedSql(user: SQL, type: WebhookEventType): SQL {
