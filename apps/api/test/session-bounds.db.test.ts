@@ -135,6 +135,10 @@ describe("the one-time key sign-in takes only the account's own key or an accoun
     expect((await list(viaMainKey)).status).toBe(200);
     expect((await query("domains.list", { session: withLinks }, {})).status).toBe(403);
     expect((await query("domains.list", { session: viaMainKey }, {})).status).toBe(200);
+    // auth.me tells the dashboard which scopes it holds, so its key form offers no more.
+    const scopesOf = async (session: Session) => (await query("auth.me", { session })).body.result.data.scopes as string[];
+    expect((await scopesOf(withLinks)).sort()).toEqual(["account", "links:read"]);
+    expect((await scopesOf(viaMainKey)).length).toBe(7);
   });
 });
 

@@ -89,7 +89,7 @@ function Screens({ me }: { me: Me }) {
       <Route path="pixels" element={<PixelsScreen />} />
       <Route path="imports" element={<ImportsScreen />} />
       <Route path="webhooks" element={<WebhooksScreen />} />
-      <Route path="account/keys" element={<ApiKeysScreen />} />
+      <Route path="account/keys" element={<ApiKeysScreen scopes={me.scopes} />} />
       <Route path="account" element={<AccountScreen me={me} />} />
       <Route path="users" element={me.role === "admin" ? <UsersScreen me={me} /> : <NotFound />} />
       <Route path="*" element={<NotFound />} />

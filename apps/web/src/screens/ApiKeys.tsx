@@ -15,11 +15,11 @@ const SCOPE_HINTS: Record<Scope, string> = {
 };
 
 /** Named, scoped, expiring API keys (CONTRACT §17): list, create (the secret shown once), delete. */
-export function ApiKeysScreen() {
+export function ApiKeysScreen({ scopes: held }: { scopes: readonly Scope[] }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Scope[]>(["links:read"]);
+  const [scopes, setScopes] = useState<Scope[]>(held.includes("links:read") ? ["links:read"] : []);
   const [expiresAt, setExpiresAt] = useState("");
   const [page, setPage] = useState(1);
   const [issued, setIssued] = useState<{ name: string; secret: string } | null>(null);
@@ -47,13 +47,13 @@ export function ApiKeysScreen() {
   return (
     <section aria-labelledby="keys-title">
       <h1 id="keys-title">API keys</h1>
-      <p className="muted">Named keys for scripts, each allowed only what its scopes say. A key with the account scope can make keys with any scope.</p>
+      <p className="muted">Named keys for scripts, each allowed only what its scopes say. A new key holds at most the scopes of this session.</p>
       <form className="card editor" onSubmit={submit} aria-label="Create an API key">
         <h2>New key</h2>
         <Field label="Key name" errors={errors.name}>
           {(p) => <input {...p} value={name} required maxLength={100} onChange={(e) => setName(e.target.value)} placeholder="Nightly report" />}
         </Field>
-        <CheckGroup label="Scopes" options={API_KEY_SCOPES} value={scopes} onChange={setScopes} errors={errors.scopes} describe={(s) => SCOPE_HINTS[s]} />
+        <CheckGroup label="Scopes" options={API_KEY_SCOPES.filter((s) => held.includes(s))} value={scopes} onChange={setScopes} errors={errors.scopes} describe={(s) => SCOPE_HINTS[s]} />
         <Field label="Expires on (optional)" errors={errors.expires_at} hint="Midnight UTC of that day. Empty: the key does not expire.">
           {(p) => <input {...p} type="date" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />}
         </Field>
