@@ -3,6 +3,8 @@ import type { FastifyInstance, InjectOptions } from "fastify";
 import type { Database } from "@shortener/db";
 import { createTestUser, openTestDb, type TestUser } from "@shortener/core/testing";
 import { createFailedTries, createPostgresStore, type AccountTryLimit, type FailedTries, type FailedTryLimit } from "@shortener/web-guard";
+import { openTestRedis, type TestRedis } from "@shortener/web-guard/testing";
+import { afterAll, beforeAll } from "vitest";
 import { createApi, DEFAULT_API_CONFIG, type ApiConfig, type ApiDeps, type AppRouter } from "../src/index.ts";
 
 export type TestApi = {
@@ -122,4 +124,23 @@ export async function trpcFailure(call: Promise<unknown>): Promise<TRPCClientErr
     throw error;
   }
   throw new Error("expected the call to fail");
+}
+
+/**
+ * A suite's test database and Redis, and the API processes and limiters its tests make, all closed
+ * after the suite (the limiter suites: sign-in limits, valid credentials from a blocked address).
+ */
+export function useDatabaseAndRedis() {
+  const suite = { database: undefined as unknown as Database, redis: undefined as unknown as TestRedis, apps: [] as FastifyInstance[], limiters: [] as FailedTries[] };
+  beforeAll(async () => {
+    suite.database = await openTestDb();
+    suite.redis = await openTestRedis(process.env.TEST_REDIS_URL);
+  });
+  afterAll(async () => {
+    for (const app of suite.apps) await app.close();
+    for (const limiter of suite.limiters) await limiter.close();
+    await suite.database?.close();
+    await suite.redis?.close();
+  });
+  return suite;
 }

@@ -1,11 +1,10 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { setPassword } from "@shortener/core";
-import { createTestUser, openTestDb } from "@shortener/core/testing";
-import type { Database } from "@shortener/db";
+import { createTestUser } from "@shortener/core/testing";
 import { ACCOUNT_TRY_LIMIT, createFailedTries, createPostgresStore, createRedisStore, type AccountTryLimit, type FailedTries } from "@shortener/web-guard";
-import { openTestRedis, type TestRedis } from "@shortener/web-guard/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApi, DEFAULT_API_CONFIG } from "../src/index.ts";
+import { useDatabaseAndRedis } from "./helpers.ts";
 
 /**
  * CONTRACT §15 (issue 26, item 10): dashboard sign-in and `current_password` guesses are limited per
@@ -14,20 +13,7 @@ import { createApi, DEFAULT_API_CONFIG } from "../src/index.ts";
  * signed in before; a valid session or key is never refused. Two API processes share the counters,
  * in the database (with a clock the test moves) and in Redis (with waits scaled down to milliseconds).
  */
-let database: Database;
-let testRedis: TestRedis;
-const apps: FastifyInstance[] = [];
-const limiters: FailedTries[] = [];
-beforeAll(async () => {
-  database = await openTestDb();
-  testRedis = await openTestRedis(process.env.TEST_REDIS_URL);
-});
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  for (const limiter of limiters) await limiter.close();
-  await database?.close();
-  await testRedis?.close();
-});
+const suite = useDatabaseAndRedis();
 
 type Setup = { processes: [FastifyInstance, FastifyInstance]; limit: AccountTryLimit; wait(ms: number): Promise<void> };
 
@@ -38,7 +24,7 @@ const stores: Array<[string, () => Promise<Setup>]> = [
     async () => {
       let offset = 0;
       const now = () => Date.now() + offset;
-      const make = () => createFailedTries({ store: createPostgresStore(database, { now }), now });
+      const make = () => createFailedTries({ store: createPostgresStore(suite.database, { now }), now });
       return { processes: [await processWith(make()), await processWith(make())], limit: ACCOUNT_TRY_LIMIT, wait: async (ms) => void (offset += ms) };
     },
   ],
@@ -47,17 +33,17 @@ const stores: Array<[string, () => Promise<Setup>]> = [
     async () => {
       // Redis expires windows by its own clock: the waits are seconds here, the rule the same.
       const limit = { free: ACCOUNT_TRY_LIMIT.free, windowMs: 120_000, baseDelayMs: 2_000, maxDelayMs: 4_000 };
-      const make = () => createFailedTries({ store: createRedisStore(testRedis.redis, { prefix: testRedis.prefix }), accountLimit: limit });
+      const make = () => createFailedTries({ store: createRedisStore(suite.redis.redis, { prefix: suite.redis.prefix }), accountLimit: limit });
       return { processes: [await processWith(make()), await processWith(make())], limit, wait: (ms) => new Promise((ok) => setTimeout(ok, ms)) };
     },
   ],
 ];
 
 async function processWith(failedTries: FailedTries): Promise<FastifyInstance> {
-  limiters.push(failedTries);
-  const app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, rateLimitPerMinute: 1_000_000 }, failedTries });
+  suite.limiters.push(failedTries);
+  const app = await createApi({ database: suite.database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, rateLimitPerMinute: 1_000_000 }, failedTries });
   await app.ready();
-  apps.push(app);
+  suite.apps.push(app);
   return app;
 }
 
@@ -67,7 +53,7 @@ const nextIp = () => (++n % 2 ? `203.0.113.${n % 250}` : `2001:db8:${n.toString(
 
 /** A user with a dashboard password. */
 async function owner(password = "the right password") {
-  const user = await createTestUser(database.db);
+  const user = await createTestUser(suite.database.db);
   await setPassword({ ctx: user.ctx, input: { password } });
   return { ...user, password };
 }

@@ -1,11 +1,9 @@
 import type { FastifyInstance, InjectOptions } from "fastify";
-import { createTestUser, insertTestDomain, openTestDb } from "@shortener/core/testing";
-import type { Database } from "@shortener/db";
-import { FAILED_TRY_LIMIT, type FailedTries } from "@shortener/web-guard";
-import { openTestRedis, type TestRedis } from "@shortener/web-guard/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestUser, insertTestDomain } from "@shortener/core/testing";
+import { FAILED_TRY_LIMIT } from "@shortener/web-guard";
+import { describe, expect, it } from "vitest";
 import { createApi, DEFAULT_API_CONFIG, type ApiConfig } from "../src/index.ts";
-import { testFailedTries } from "./helpers.ts";
+import { testFailedTries, useDatabaseAndRedis } from "./helpers.ts";
 
 /**
  * CONTRACT §15 ✦ (issue 26, item 1): failed tries lock out guessers, never callers with a valid
@@ -14,20 +12,7 @@ import { testFailedTries } from "./helpers.ts";
  * missing and unknown keys are still 429. Two API processes on one database, with the failed tries
  * counted in the database and, second, in Redis (shared either way).
  */
-let database: Database;
-let testRedis: TestRedis;
-const apps: FastifyInstance[] = [];
-const limiters: FailedTries[] = [];
-beforeAll(async () => {
-  database = await openTestDb();
-  testRedis = await openTestRedis(process.env.TEST_REDIS_URL);
-});
-afterAll(async () => {
-  for (const app of apps) await app.close();
-  for (const limiter of limiters) await limiter.close();
-  await database?.close();
-  await testRedis?.close();
-});
+const suite = useDatabaseAndRedis();
 
 const CONFIG: Partial<ApiConfig> = { rateLimitPerMinute: 1_000 };
 
@@ -35,19 +20,19 @@ const CONFIG: Partial<ApiConfig> = { rateLimitPerMinute: 1_000 };
 async function processOn(store: "database" | "Redis"): Promise<FastifyInstance> {
   let app: FastifyInstance;
   if (store === "Redis") {
-    app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...CONFIG, redisUrl: testRedis.url, redisKeyPrefix: testRedis.prefix } });
+    app = await createApi({ database: suite.database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...CONFIG, redisUrl: suite.redis.url, redisKeyPrefix: suite.redis.prefix } });
   } else {
-    const failedTries = testFailedTries(database, FAILED_TRY_LIMIT);
-    limiters.push(failedTries);
-    app = await createApi({ database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...CONFIG }, failedTries });
+    const failedTries = testFailedTries(suite.database, FAILED_TRY_LIMIT);
+    suite.limiters.push(failedTries);
+    app = await createApi({ database: suite.database, now: () => new Date(), config: { ...DEFAULT_API_CONFIG, ...CONFIG }, failedTries });
   }
   await app.ready();
-  apps.push(app);
+  suite.apps.push(app);
   return app;
 }
 
 let n = 0;
-/** An address of its own for each test (the database's counters are shared by the whole file). */
+/** An address of its own for each test (the suite.database's counters are shared by the whole file). */
 const nextIp = () => `198.51.100.${++n}`;
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -55,9 +40,9 @@ describe.each([["database"], ["Redis"]] as const)("failed tries counted in the %
   it("a burst of bad keys blocks the guesses of that address, never its valid keys or sessions", async () => {
     const [a, b] = [await processOn(store), await processOn(store)];
     const ip = nextIp();
-    const admin = await createTestUser(database.db, { role: "admin" });
-    const owner = await createTestUser(database.db);
-    const domain = await insertTestDomain(database.db, owner.id);
+    const admin = await createTestUser(suite.database.db, { role: "admin" });
+    const owner = await createTestUser(suite.database.db);
+    const domain = await insertTestDomain(suite.database.db, owner.id);
     // The admin's key is in process A's cache; the session was opened from another address.
     expect((await a.inject({ method: "GET", url: "/api/v1/account", remoteAddress: nextIp(), headers: bearer(admin.apiKey) })).statusCode).toBe(200);
     const signIn = await a.inject({
@@ -90,8 +75,8 @@ describe.each([["database"], ["Redis"]] as const)("failed tries counted in the %
     expect(statuses.filter((s) => s !== 429).every((s) => s === 401 || s === 404)).toBe(true);
 
     // Valid credentials from the blocked address: their normal answers, with their own key's limit.
-    const fresh = await createTestUser(database.db);
-    const another = await createTestUser(database.db);
+    const fresh = await createTestUser(suite.database.db);
+    const another = await createTestUser(suite.database.db);
     const from = (app: FastifyInstance, request: InjectOptions) => app.inject({ ...request, remoteAddress: ip });
     const valid: Array<[string, FastifyInstance, InjectOptions, number]> = [
       ["the admin's cached key on A", a, { method: "GET", url: "/api/v1/account", headers: bearer(admin.apiKey) }, 200],
@@ -138,7 +123,7 @@ describe.each([["database"], ["Redis"]] as const)("failed tries counted in the %
   it("valid keys do not take failed tries back: the address stays blocked after them", async () => {
     const app = await processOn(store);
     const ip = nextIp();
-    const { apiKey } = await createTestUser(database.db);
+    const { apiKey } = await createTestUser(suite.database.db);
     for (let i = 0; i < FAILED_TRY_LIMIT.max; i++) {
       expect((await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: ip, headers: bearer(`shk_wrong${i}`) })).statusCode).toBe(401);
       expect((await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: ip, headers: bearer(apiKey) })).statusCode).toBe(200);
