@@ -1,8 +1,9 @@
-import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { apiKeys, users } from "@shortener/db";
 import { withTransaction, type Ctx, type SystemCtx } from "../context.ts";
 import { ForbiddenError, ValidationError } from "../errors.ts";
-import { hashPassword, sha256, verifyPassword } from "../secrets/hash.ts";
+import { hashPassword, verifyPassword } from "../secrets/hash.ts";
+import { liveKeyWhere } from "../users/api-keys.ts";
 import { parseInput } from "../validation/fields.ts";
 import { hasFullRights, type Scope } from "../users/scopes.ts";
 import { KeySignInInput, PasswordSignInInput, SetPasswordInput } from "./schemas.ts";
@@ -40,7 +41,7 @@ export async function checkKeySignIn(ctx: SystemCtx, input: KeySignInInput): Pro
     .select({ id: apiKeys.id, userId: apiKeys.userId, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt, passwordHash: users.passwordHash })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, sha256(api_key)), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, ctx.now()))))
+    .where(liveKeyWhere(ctx, api_key))
     .limit(1);
   if (!row || row.passwordHash !== null) return null;
   // A §9 key has no scopes (every scope); a named key opens a session only with `account`.

@@ -23,6 +23,11 @@ export async function issueApiKey(db: Db, userId: number, token: string = genera
 /** The key behind a request: its user, what it may do (every scope for the keys of §9) and when it stops working. */
 export type Authenticated = Actor & { keyId: number; scopes: readonly Scope[]; expiresAt: Date | null };
 
+/** The condition that picks the live key whose secret is `token`: its hash, not revoked, not expired by `ctx.now()`. */
+export function liveKeyWhere(ctx: SystemCtx, token: string) {
+  return and(eq(apiKeys.keyHash, sha256(token)), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, ctx.now())));
+}
+
 /**
  * Finds the live key behind a bearer token: one indexed read by hash. Null for unknown, revoked or
  * expired keys (expired by `ctx.now()`; a caller that keeps keys in memory checks `expiresAt` again).
@@ -33,7 +38,7 @@ export async function authenticateApiKey(ctx: SystemCtx, token: string): Promise
     .select({ keyId: apiKeys.id, userId: users.id, role: users.role, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, sha256(token)), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, ctx.now()))))
+    .where(liveKeyWhere(ctx, token))
     .limit(1);
   if (!row) return null;
   const scopes = row.scopes ? API_KEY_SCOPES.filter((scope) => row.scopes?.includes(scope)) : API_KEY_SCOPES;
