@@ -2,6 +2,7 @@ import fc from "fast-check";
 import type { InjectOptions } from "fastify";
 import { queryRows, sql } from "@shortener/db";
 import { startTestDns, type TestDns, type TestUser } from "@shortener/core/testing";
+import { LINK_FIELDS } from "@shortener/vocabulary";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registeredRoutes } from "../src/app.ts";
 import { appRouter } from "../src/trpc/router.ts";
@@ -135,25 +136,7 @@ const lastSnapshot = async () => last ?? takeSnapshot();
 
 /** Field names the schemas read (so the fuzz gets past "unknown field" into each field's rules). */
 const FIELDS = [
-  "url",
-  "domain_id",
-  "alias",
-  "password",
-  "space_id",
-  "pixel_ids",
-  "disabled",
-  "privacy",
-  "privacy_password",
-  "expiration_url",
-  "expiration_date",
-  "expiration_time",
-  "expiration_clicks",
-  "target_type",
-  "country",
-  "platform",
-  "language",
-  "rotation",
-  "title",
+  ...LINK_FIELDS,
   "name",
   "color",
   "type",

@@ -4,3 +4,31 @@ export type LinkStatus = (typeof LINK_STATUS)[keyof typeof LINK_STATUS];
 
 /** Each status as people read it (the dashboard's badges and filter). */
 export const LINK_STATUS_NAMES: Readonly<Record<LinkStatus, string>> = { 1: "Active", 2: "Expired", 3: "Disabled" };
+
+/**
+ * The fields of a link's create and update (CONTRACT §3, §4), in the order the contract lists them: the
+ * dashboard's form places the API's messages by them, and the fuzz test aims at them. An import file's
+ * columns are another list (names of domains instead of ids, stored hashes, no targeting).
+ */
+export const LINK_FIELDS = [
+  "url",
+  "domain_id",
+  "alias",
+  "title",
+  "password",
+  "space_id",
+  "pixel_ids",
+  "disabled",
+  "privacy",
+  "privacy_password",
+  "expiration_url",
+  "expiration_date",
+  "expiration_time",
+  "expiration_clicks",
+  "target_type",
+  "country",
+  "platform",
+  "language",
+  "rotation",
+] as const;
+export type LinkField = (typeof LINK_FIELDS)[number];

@@ -1,4 +1,4 @@
-import { GROUP_OF_TYPE, TARGET_TYPES, type TargetGroup, type TargetType } from "@shortener/vocabulary";
+import { GROUP_OF_TYPE, LINK_FIELDS, TARGET_TYPES, type LinkField, type TargetGroup, type TargetType } from "@shortener/vocabulary";
 import type { Inputs, Link } from "../../trpc.ts";
 
 /*
@@ -126,26 +126,7 @@ export function updateInputOf(id: number, form: LinkForm): Inputs["links"]["upda
 }
 
 /** The form fields an API message can be about; a message for any other field shows above the form. */
-export const KNOWN_FIELDS = [
-  "url",
-  "domain_id",
-  "alias",
-  "title",
-  "password",
-  "space_id",
-  "pixel_ids",
-  "privacy",
-  "privacy_password",
-  "expiration_url",
-  "expiration_date",
-  "expiration_time",
-  "expiration_clicks",
-  "target_type",
-  "country",
-  "platform",
-  "language",
-  "rotation",
-] as const;
+export const KNOWN_FIELDS: readonly LinkField[] = LINK_FIELDS.filter((field) => field !== "disabled"); // a checkbox: its message shows above
 
 /** The fields whose messages are about the targeting entries: a change to the entries hides them all. */
 const TARGET_FIELDS: readonly string[] = ["target_type", "country", "platform", "language", "rotation"];
