@@ -1,5 +1,5 @@
 // What the benchmarks share: progress lines, database URLs, and the real service as a child process.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The repository's root, where a benchmark's service runs from. */
@@ -52,3 +52,53 @@ export async function startService(env: Record<string, string>): Promise<Service
     },
   };
 }
+
+/**
+ * `node ARGS` in `cwd` (a checkout) as a child process, with `env` over this process's environment and
+ * LOG_LEVEL=warn unless `env` says otherwise; resolves once it prints that it is running (the launcher's
+ * welcome line, or the raw server's). On an early exit, rejects with everything it printed, named by `label`.
+ */
+export function startProcess(args: string[], env: Record<string, string>, cwd: string, label = "server"): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes("is running at")) {
+        clearInterval(timer);
+        resolve(child);
+      } else if (child.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`${label} failed to start:\n${out}`));
+      }
+    }, 100);
+  });
+}
+
+/** Stops a child process with SIGTERM (a graceful stop) and waits for it to exit. */
+export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((ok) => child.once("exit", ok));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+/**
+ * The links the redirect benchmarks visit, as `POST /api/v1/links` forms on the launcher's own domain
+ * (id 1): a plain link, a platform-targeting link and a click-limited one (never reached).
+ */
+export const REDIRECT_BENCH_LINKS: ReadonlyArray<Record<string, string>> = [
+  { url: "https://example.com/destination", domain_id: "1", alias: "plain" },
+  {
+    url: "https://example.com/default",
+    domain_id: "1",
+    alias: "targeted",
+    target_type: "2",
+    "platform[0][key]": "Windows",
+    "platform[0][value]": "https://example.com/windows",
+    "platform[1][key]": "iOS",
+    "platform[1][value]": "https://example.com/ios",
+  },
+  { url: "https://example.com/limited", domain_id: "1", alias: "limited", expiration_clicks: "999999999" },
+];

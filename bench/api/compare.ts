@@ -7,12 +7,13 @@
  * each side's median requests/s, p95 and server CPU per request, and the median and range of the
  * per-round ratio (this ÷ other). BENCH_CASES defaults to `create` here.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { startProcess, stopProcess } from "../common.ts";
 import { CASE_ORDER, CASES, type CaseName, type CaseParams } from "./cases.ts";
 import { createBenchDb, dropBenchDb, seedLinks } from "./db.ts";
 import { runLoad, type LoadResult } from "./load.ts";
@@ -36,29 +37,8 @@ type Side = { label: string; root: string; port: number; process?: ChildProcess;
 
 /** Starts a checkout's launcher and resolves once it says it is running. */
 function startLauncher(side: Side): Promise<ChildProcess> {
-  const env = { ...process.env, DATABASE_URL: side.db?.url ?? "", HOST, PORT: String(side.port), ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "warn", ACCESS_LOG: "off" };
-  const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], { cwd: side.root, env, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (out.includes("is running at")) {
-        clearInterval(timer);
-        resolve(child);
-      } else if (child.exitCode !== null) {
-        clearInterval(timer);
-        reject(new Error(`${side.label}: server failed to start:\n${out}`));
-      }
-    }, 100);
-  });
-}
-
-async function stopLauncher(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((ok) => child.once("exit", ok));
-  child.kill("SIGTERM");
-  await exited;
+  const env = { DATABASE_URL: side.db?.url ?? "", HOST, PORT: String(side.port), ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000", ACCESS_LOG: "off" };
+  return startProcess(["--import", "tsx", "launcher/src/main.ts"], env, side.root, `${side.label}: server`);
 }
 
 /** CPU time (user + system) of a process so far, in ms (Linux). */
@@ -156,7 +136,7 @@ export async function compare(settings: CompareSettings): Promise<number> {
       );
     }
   } finally {
-    for (const side of sides) await stopLauncher(side.process);
+    for (const side of sides) await stopProcess(side.process);
     for (const side of sides) if (side.db) await dropBenchDb(settings.adminUrl, side.db.name);
   }
   console.log(

@@ -34,6 +34,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
+import { REDIRECT_BENCH_LINKS, startProcess, stopProcess } from "../common.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -107,30 +108,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(args: string[], env: Record<string, string>, cwd = ROOT): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (out.includes("is running at")) {
-        clearInterval(timer);
-        resolve(child);
-      } else if (child.exitCode !== null) {
-        clearInterval(timer);
-        reject(new Error(`server failed to start:\n${out}`));
-      }
-    }, 100);
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((ok) => child.once("exit", ok));
-  child.kill("SIGTERM");
-  await exited;
-}
+const start = (args: string[], env: Record<string, string>, cwd = ROOT): Promise<ChildProcess> => startProcess(args, env, cwd);
+const stop = (child: ChildProcess): Promise<void> => stopProcess(child);
 
 async function api(port: number, path: string, form: Record<string, string>): Promise<{ alias: string }> {
   const res = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
@@ -145,18 +124,7 @@ async function api(port: number, path: string, form: Record<string, string>): Pr
 
 /** Creates the three links the cases visit, on the launcher's own domain (id 1). */
 async function createLinks(port: number) {
-  await api(port, "/links", { url: "https://example.com/destination", domain_id: "1", alias: "plain" });
-  await api(port, "/links", {
-    url: "https://example.com/default",
-    domain_id: "1",
-    alias: "targeted",
-    target_type: "2",
-    "platform[0][key]": "Windows",
-    "platform[0][value]": "https://example.com/windows",
-    "platform[1][key]": "iOS",
-    "platform[1][value]": "https://example.com/ios",
-  });
-  await api(port, "/links", { url: "https://example.com/limited", domain_id: "1", alias: "limited", expiration_clicks: "999999999" });
+  for (const form of REDIRECT_BENCH_LINKS) await api(port, "/links", form);
 }
 
 async function main(): Promise<void> {

@@ -18,6 +18,7 @@ import { appendFileSync } from "node:fs";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { Duplex } from "node:stream";
+import { REDIRECT_BENCH_LINKS } from "../../common.ts";
 
 const [root = ".", path = "/plain", count = "100000", mode = "", roundsArg = "5"] = process.argv.slice(2);
 const N = Number(count);
@@ -63,18 +64,7 @@ async function startLauncher(): Promise<Running> {
     });
     if (res.status !== 201) throw new Error(await res.text());
   };
-  await api({ url: "https://example.com/destination", domain_id: "1", alias: "plain" });
-  await api({
-    url: "https://example.com/default",
-    domain_id: "1",
-    alias: "targeted",
-    target_type: "2",
-    "platform[0][key]": "Windows",
-    "platform[0][value]": "https://example.com/windows",
-    "platform[1][key]": "iOS",
-    "platform[1][value]": "https://example.com/ios",
-  });
-  await api({ url: "https://example.com/limited", domain_id: "1", alias: "limited", expiration_clicks: "999999999" });
+  for (const form of REDIRECT_BENCH_LINKS) await api(form);
   return running;
 }
 
