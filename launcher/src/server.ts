@@ -15,6 +15,7 @@ import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
 import { createMetrics, serveMetrics, type Metrics } from "./metrics.ts";
 import { reasonOf, redactUrl, StartError } from "./start-errors.ts";
+import { SERVICE_VERSION } from "./version.ts";
 
 type ApiApp = Awaited<ReturnType<typeof createApi>>;
 
@@ -101,8 +102,12 @@ async function probeRedis(url: string): Promise<void> {
   }
 }
 
-/** `/healthz` (alive) and `/readyz` (the database answers), the same on every role (CONTRACT §16). */
+/**
+ * `/healthz` (alive, and which release: CONTRACT §22) and `/readyz` (the database answers), the same on
+ * every role (CONTRACT §16). The `/healthz` body is made once: it is the baseline of `bench:api`.
+ */
 function createHealth(database: Database) {
+  const alive = JSON.stringify({ status: "ok", version: SERVICE_VERSION });
   const send = (res: ServerResponse, status: number, body: string, isHead: boolean) => {
     res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(body) });
     res.end(isHead ? undefined : body);
@@ -114,7 +119,7 @@ function createHealth(database: Database) {
       res.setHeader("allow", "GET, HEAD");
       send(res, 405, '{"message":"Only GET and HEAD are supported here.","code":"method_not_allowed","status":405}', false);
     } else if (path === "/healthz") {
-      send(res, 200, '{"status":"ok"}', isHead);
+      send(res, 200, alive, isHead);
     } else {
       withTimeout(database.db.execute(sql`select 1`), READY_TIMEOUT_MS, "the database").then(
         () => send(res, 200, '{"status":"ok"}', isHead),
@@ -210,6 +215,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
           webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
           // The dashboard's build (apps/web), served at /app/ (CONTRACT §19).
           dashboardDir,
+          version: SERVICE_VERSION,
         },
         ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
         ...(failedTries ? { failedTries } : {}),
