@@ -254,7 +254,11 @@ describe(`upgrading 0.1.0's database to this release`, () => {
     }
     expect(clicks).toBe(old?.clicks + 1);
     const domainId = EXPECTED.domains.find((d) => d.name === EXPECTED.host)?.id;
-    const created = await api(EXPECTED.keys.ada, "/links", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `url=https%3A%2F%2Fexample.com%2Fnew&domain_id=${domainId}&alias=after-upgrade` });
+    const created = await api(EXPECTED.keys.ada, "/links", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `url=https%3A%2F%2Fexample.com%2Fnew&domain_id=${domainId}&alias=after-upgrade`,
+    });
     expect(created.status).toBe(201);
     const maxOld = Math.max(...EXPECTED.links.ada.map((link) => link.id as number), ...EXPECTED.links.admin.map((link) => link.id as number));
     expect(created.body.data.id).toBeGreaterThan(maxOld);
