@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { ApiRequestRecord } from "@shortener/api";
 import { queryRows, sql, type Database } from "@shortener/db";
 import type { ClickEvents, VisitRecord } from "@shortener/redirect";
-import { SERVICE_VERSION } from "./version.ts";
+import { serviceVersion } from "./version.ts";
 
 /** Seconds: from a cached redirect (~0.1 ms) to a slow API list. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -38,7 +38,7 @@ export type Pool = { name: string; database: Database; max: number };
  * hooks their deps take (`onRequestDone`, `onVisitDone`, `clickEvents`, `onRows`); the gauges that
  * describe a state (clicks waiting, database connections) are read when Prometheus scrapes.
  */
-export function createMetrics(version: string = SERVICE_VERSION) {
+export function createMetrics(version: string = serviceVersion()) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "shortener_" });
   // Which release this process runs, as Prometheus exporters say it: a gauge fixed at 1, the version a label.
