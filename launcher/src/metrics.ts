@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { ApiRequestRecord } from "@shortener/api";
 import { queryRows, sql, type Database } from "@shortener/db";
 import type { ClickEvents, VisitRecord } from "@shortener/redirect";
+import { serviceVersion } from "./version.ts";
 
 /** Seconds: from a cached redirect (~0.1 ms) to a slow API list. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -37,9 +38,11 @@ export type Pool = { name: string; database: Database; max: number };
  * hooks their deps take (`onRequestDone`, `onVisitDone`, `clickEvents`, `onRows`); the gauges that
  * describe a state (clicks waiting, database connections) are read when Prometheus scrapes.
  */
-export function createMetrics() {
+export function createMetrics(version: string = serviceVersion()) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "shortener_" });
+  // Which release this process runs, as Prometheus exporters say it: a gauge fixed at 1, the version a label.
+  new Gauge({ name: "shortener_build_info", help: "The running release (root package.json version); always 1", labelNames: ["version"] as const, registers: [registry] }).set({ version }, 1);
 
   const requests = new Counter({
     name: "shortener_http_requests_total",

@@ -15,6 +15,7 @@ import type { Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
 import { createMetrics, serveMetrics, type Metrics } from "./metrics.ts";
 import { reasonOf, redactUrl, StartError } from "./start-errors.ts";
+import { serviceVersion } from "./version.ts";
 
 type ApiApp = Awaited<ReturnType<typeof createApi>>;
 
@@ -101,8 +102,12 @@ async function probeRedis(url: string): Promise<void> {
   }
 }
 
-/** `/healthz` (alive) and `/readyz` (the database answers), the same on every role (CONTRACT §16). */
-function createHealth(database: Database) {
+/**
+ * `/healthz` (alive, and which release: CONTRACT §22) and `/readyz` (the database answers), the same on
+ * every role (CONTRACT §16). The `/healthz` body is made once: it is the baseline of `bench:api`.
+ */
+function createHealth(database: Database, version: string) {
+  const alive = JSON.stringify({ status: "ok", version });
   const send = (res: ServerResponse, status: number, body: string, isHead: boolean) => {
     res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(body) });
     res.end(isHead ? undefined : body);
@@ -114,7 +119,7 @@ function createHealth(database: Database) {
       res.setHeader("allow", "GET, HEAD");
       send(res, 405, '{"message":"Only GET and HEAD are supported here.","code":"method_not_allowed","status":405}', false);
     } else if (path === "/healthz") {
-      send(res, 200, '{"status":"ok"}', isHead);
+      send(res, 200, alive, isHead);
     } else {
       withTimeout(database.db.execute(sql`select 1`), READY_TIMEOUT_MS, "the database").then(
         () => send(res, 200, '{"status":"ok"}', isHead),
@@ -135,6 +140,8 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
   const logger = baseLogger.child({}, { serializers: { err: loggableError } });
   const opts: StartOptions = typeof options === "function" ? { now: options } : options;
   const now = opts.now ?? (() => new Date());
+  // Read before anything opens: a root package.json without a version stops the start with one line.
+  const version = serviceVersion();
   const runs = new Set(env.SERVICES);
   const unlock = env.DATABASE_URL ? () => {} : lockDataDir(resolve(env.DATA_DIR));
   const closers: Array<() => Promise<void>> = [];
@@ -161,7 +168,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     const failedTries = runs.has("api") || runs.has("redirect") ? await openFailedTries({ database, redisUrl: env.REDIS_URL, now: () => now().getTime(), log: logger }) : undefined;
     if (failedTries) closers.push(() => failedTries.close());
 
-    const metrics: Metrics | undefined = env.METRICS_PORT ? createMetrics() : undefined;
+    const metrics: Metrics | undefined = env.METRICS_PORT ? createMetrics(version) : undefined;
     metrics?.addPool({ name: "main", database, max: database.driver === "postgres" ? env.DATABASE_POOL_SIZE : 1 });
     const accessLog = env.ACCESS_LOG === "off" || !opts.writeAccessLog ? undefined : createAccessLog(opts.writeAccessLog);
 
@@ -210,6 +217,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
           webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
           // The dashboard's build (apps/web), served at /app/ (CONTRACT §19).
           dashboardDir,
+          version,
         },
         ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
         ...(failedTries ? { failedTries } : {}),
@@ -268,7 +276,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     }
 
     // One port: health first (every role), API paths to Fastify's router, every other path straight to the visitor side.
-    const health = createHealth(database);
+    const health = createHealth(database, version);
     const notServed = (res: ServerResponse) => {
       res.writeHead(404, { "content-type": "application/json; charset=utf-8" });
       res.end('{"message":"Resource not found.","code":"not_found","status":404}');

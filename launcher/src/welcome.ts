@@ -1,10 +1,11 @@
 import type { BootstrapResult } from "@shortener/core";
+import { serviceVersion } from "./version.ts";
 
-/** What the first start prints: where it runs, the admin key (once) and a request to paste. */
-export function welcome(url: string, boot: BootstrapResult, driver: string, options: { services?: readonly string[]; metricsPort?: number | undefined; host?: string } = {}): string {
+/** What a start prints: the release and where it runs, the admin key (once) and a request to paste. */
+export function welcome(url: string, boot: BootstrapResult, driver: string, options: { services?: readonly string[]; metricsPort?: number | undefined; host?: string; version?: string } = {}): string {
   const services = options.services ?? ["api", "redirect", "worker"];
   const roles = services.length === 3 ? "" : `, running only ${services.join(", ")}`;
-  const lines = [``, `Shortener is running at ${url} (${driver === "pglite" ? "embedded database" : "PostgreSQL"}${roles}).`];
+  const lines = [``, `Shortener ${options.version ?? serviceVersion()} is running at ${url} (${driver === "pglite" ? "embedded database" : "PostgreSQL"}${roles}).`];
   if (boot.created && services.includes("api")) {
     const key = boot.apiKeyWasGenerated ? boot.apiKey : "$ADMIN_API_KEY";
     lines.push(

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -16,6 +17,8 @@ const ADMIN_KEY = `shk_${"O".repeat(40)}`;
 const SLOW = 120_000;
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 const storage = useServerStorage();
+/** The release, from the one place it is written (CONTRACT §22). */
+const RELEASE = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 async function start(extra: Record<string, string>, lines?: string[]): Promise<{ running: RunningServer; base: string }> {
   const port = await freePort();
@@ -62,7 +65,7 @@ describe("health on every role (CONTRACT §16)", () => {
           const res = await fetch(`${base}${path}`);
           expect(res.status, path).toBe(200);
           expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
-          expect(await res.json()).toEqual({ status: "ok" });
+          expect(await res.json()).toEqual(path.startsWith("/healthz") ? { status: "ok", version: RELEASE } : { status: "ok" });
         }
         expect((await fetch(`${base}/healthz`, { method: "HEAD" })).status).toBe(200);
         expect((await fetch(`${base}/readyz`, { method: "POST" })).status).toBe(405);
@@ -159,6 +162,7 @@ describe("metrics on METRICS_PORT (CONTRACT §16)", () => {
           expect(text).toMatch(/^shortener_db_pool_size\{pool="clicks"\} 8$/m);
         }
         expect(text).toMatch(/^shortener_process_resident_memory_bytes \d+/m);
+        expect(text).toContain(`\nshortener_build_info{version="${RELEASE}"} 1\n`);
         // Nothing else on that port.
         expect((await fetch(`http://127.0.0.1:${metricsPort}/`)).status).toBe(404);
         // The service's own port does not serve metrics.

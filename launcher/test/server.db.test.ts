@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { freePort } from "@shortener/db/testing";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
@@ -10,6 +11,8 @@ const ADMIN_KEY = `shk_${"A".repeat(40)}`;
 
 /** Each run gets its own storage: a temporary data folder, or its own Postgres database. */
 const storage = useServerStorage();
+/** The release, from the one place it is written (CONTRACT §22). */
+const RELEASE = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 async function start(port: number) {
   return startServer(parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }), logger);
@@ -41,7 +44,7 @@ describe("the all-in-one server", () => {
       expect(second.boot.created).toBe(false);
       expect((await get(`${base}/api/v1/account`, userKey)).body.data.email).toBe("kept@example.test");
       expect((await get(`${base}/api/v1/account`, ADMIN_KEY)).status).toBe(200);
-      expect((await get(`${base}/healthz`)).body).toEqual({ status: "ok" });
+      expect((await get(`${base}/healthz`)).body).toEqual({ status: "ok", version: RELEASE });
       expect((await get(`${base}/readyz`)).body).toEqual({ status: "ok" });
       const visitor = await fetch(`${base}/some-alias`, { redirect: "manual" });
       expect(visitor.status).toBe(404);

@@ -153,7 +153,9 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
     if (request.method === "OPTIONS") return reply.code(204).header("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS").send();
   });
 
-  app.get("/healthz", async () => ({ status: "ok" }));
+  // Made once: /healthz is the baseline of bench:api, and the version does not change while the process runs.
+  const alive = JSON.stringify({ status: "ok", version: deps.config.version });
+  app.get("/healthz", (_request, reply) => reply.type("application/json; charset=utf-8").send(alive));
   app.get("/readyz", async (_request, reply) => {
     try {
       await deps.database.db.execute(sql`select 1`);

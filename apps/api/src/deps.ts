@@ -37,6 +37,8 @@ export type ApiConfig = {
   webhookAllowPrivate: boolean;
   /** The built dashboard (apps/web's `dist/`) served at `/app/` (CONTRACT §19); undefined: a "not built" page. */
   dashboardDir: string | undefined;
+  /** The release `/healthz` reports (CONTRACT §22): the launcher passes the root package.json's version. */
+  version: string;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -57,6 +59,8 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   reservedHosts: [],
   webhookAllowPrivate: false,
   dashboardDir: undefined,
+  /** For tests only: the launcher always passes the release's version (launcher/src/version.ts). */
+  version: "0.0.0-test",
 };
 
 /** One answered API request, as the access log and the metrics see it: never the key, the query string or the body. */

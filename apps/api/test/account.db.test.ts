@@ -193,7 +193,9 @@ describe("HTTP errors (CONTRACT §2)", () => {
   });
 
   it("health answers without a key; readiness checks the database", async () => {
-    expect((await api.app.inject({ method: "GET", url: "/healthz" })).json()).toEqual({ status: "ok" });
+    const health = await api.app.inject({ method: "GET", url: "/healthz" });
+    expect(health.json()).toEqual({ status: "ok", version: DEFAULT_API_CONFIG.version });
+    expect(health.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect((await api.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
   });
 });
