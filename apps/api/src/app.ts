@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { createQrCache, SERVICE_PATHS } from "@shortener/core";
+import { createQrCache, SERVICE_PATHS, SERVICE_ROUTES } from "@shortener/core";
 import { sql } from "@shortener/db";
 import { loggableError, openFailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "./deps.ts";
@@ -11,6 +11,7 @@ import { createSessionGuard } from "./http/session.ts";
 import { createBaseUrls } from "./http/base-url.ts";
 import { createKeyCache } from "./http/key-cache.ts";
 import { decodeForm } from "./http/form.ts";
+import { createServedHosts, DEFAULT_SERVED_HOSTS } from "./http/served-hosts.ts";
 import { parseJsonBody } from "./http/json.ts";
 import { rejectNul } from "./http/nul.ts";
 import { registerRateLimits } from "./http/rate-limit.ts";
@@ -23,6 +24,7 @@ import { linkToolRoutes } from "./routes/link-tools.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { sessionRoutes } from "./routes/session.ts";
 import { statsRoutes } from "./routes/stats.ts";
+import { tlsAskRoutes } from "./routes/tls-ask.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import { createSerializers } from "./serialize/resources.ts";
 import { statsCsp } from "./stats-page/html.ts";
@@ -74,10 +76,10 @@ export function scopeOfRoutes(app: FastifyInstance): (method: string, url: strin
   return scopeOf;
 }
 
-/** `/` + one of core's `SERVICE_PATHS`, then `/`, `?` or the end. */
-const API_PATH = new RegExp(`^/(?:${SERVICE_PATHS.join("|")})(?:[/?]|$)`);
+/** `/` + one of core's `SERVICE_PATHS`, then `/`, `?` or the end; or one of its `SERVICE_ROUTES`, then `?` or the end. */
+const API_PATH = new RegExp(`^(?:/(?:${SERVICE_PATHS.join("|")})(?:[/?]|$)|(?:${SERVICE_ROUTES.join("|")})(?:\\?|$))`);
 
-/** Paths the API answers (core's `SERVICE_PATHS`); the launcher sends every other path to the visitor side. */
+/** Paths the API answers (core's `SERVICE_PATHS` and `SERVICE_ROUTES`); the launcher sends every other path to the visitor side. */
 export function isApiPath(url: string): boolean {
   return API_PATH.test(url);
 }
@@ -169,6 +171,13 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const keys = createKeyCache(deps.database, deps.now);
   await keys.start();
   app.addHook("onClose", async () => keys.stop());
+  // The hosts a TLS proxy may get certificates for (`/tls/ask`): the service's own, and verified domains.
+  const servedHosts = createServedHosts(deps.database, deps.now, [new URL(deps.config.publicUrl).hostname], {
+    ...DEFAULT_SERVED_HOSTS,
+    lookupsPerSecond: deps.config.tlsAskLookupsPerSecond,
+  });
+  await servedHosts.start();
+  app.addHook("onClose", async () => servedHosts.stop());
   const failedTries =
     deps.failedTries ??
     (await openFailedTries({
@@ -231,6 +240,8 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   dashboardRoutes(app, deps.config.dashboardDir);
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
   publicStatsRoutes(app, deps, serializers, keys, failedTries);
+  // The TLS proxy's question (CONTRACT §22): loopback and TRUST_PROXY addresses only, no key.
+  tlsAskRoutes(app, deps, servedHosts);
 
   return app;
 }

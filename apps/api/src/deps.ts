@@ -35,6 +35,11 @@ export type ApiConfig = {
   reservedHosts: string[];
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may target private, loopback and link-local addresses (CONTRACT §18). */
   webhookAllowPrivate: boolean;
+  /**
+   * `/tls/ask`: database lookups a second, in this process, for names it has no answer for in memory;
+   * past it a `429` (docs/tls.md). Answers in memory are never limited.
+   */
+  tlsAskLookupsPerSecond: number;
   /** The built dashboard (apps/web's `dist/`) served at `/app/` (CONTRACT §19); undefined: a "not built" page. */
   dashboardDir: string | undefined;
   /** The release `/healthz` reports (CONTRACT §22): the launcher passes the root package.json's version. */
@@ -58,6 +63,7 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   dnsTimeoutMs: 5_000,
   reservedHosts: [],
   webhookAllowPrivate: false,
+  tlsAskLookupsPerSecond: 20,
   dashboardDir: undefined,
   /** For tests only: the launcher always passes the release's version (launcher/src/version.ts). */
   version: "0.0.0-test",

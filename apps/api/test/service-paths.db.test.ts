@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CreateLinkInput, isReservedAlias, RESERVED_PATHS, SERVICE_PATHS } from "@shortener/core";
+import { CreateLinkInput, isAliasShaped, isReservedAlias, RESERVED_PATHS, SERVICE_PATHS, SERVICE_ROUTES } from "@shortener/core";
 import { isApiPath } from "../src/index.ts";
 import { createTestApi, type TestApi } from "./helpers.ts";
 
@@ -41,10 +41,16 @@ describe("the service's paths are reserved (core's SERVICE_PATHS and RESERVED_PA
     expect(paths.length).toBeGreaterThan(15);
   });
 
-  it("every mounted route is under a reserved service path, and the launcher routes it to the API", () => {
+  it("every mounted route is under a reserved service path, or one of the service's routes, and the launcher routes it to the API", () => {
     for (const printed of mountedPaths(api.app.printRoutes({ commonPrefix: false }))) {
       // A wildcard route (`/app/*`, the dashboard's files) prints as `/app*`.
       const path = printed.replace(/\*$/, "");
+      if ((SERVICE_ROUTES as readonly string[]).includes(path)) {
+        expect(isApiPath(path), path).toBe(true);
+        continue;
+      }
+      // `/tls` (the route's parent node) is no route of its own; its first segment stays a free alias.
+      if (SERVICE_ROUTES.some((route) => route.startsWith(`${path}/`))) continue;
       const first = path.split("/")[1] ?? "";
       expect(SERVICE_PATHS, path).toContain(first);
       expect(RESERVED_PATHS, path).toContain(first);
@@ -57,6 +63,17 @@ describe("the service's paths are reserved (core's SERVICE_PATHS and RESERVED_PA
   it("every service path is mounted (no dead entry in the list)", () => {
     const firsts = new Set(mountedPaths(api.app.printRoutes({ commonPrefix: false })).map((p) => p.split("/")[1]));
     for (const path of SERVICE_PATHS) expect(firsts, path).toContain(path);
+  });
+
+  it("every service route is mounted, and no alias, nor an alias's QR path, can be it (so it reserves no alias)", () => {
+    const paths = mountedPaths(api.app.printRoutes({ commonPrefix: false }));
+    for (const route of SERVICE_ROUTES) {
+      expect(paths, route).toContain(route);
+      const rest = route.slice(1);
+      expect(isAliasShaped(rest), route).toBe(false);
+      expect(rest.endsWith("/qr") && isAliasShaped(rest.slice(0, -3)), route).toBe(false);
+      expect(isReservedAlias(rest.split("/")[0] ?? ""), route).toBe(false);
+    }
   });
 
   it("no reserved path is accepted as an alias, in any case", () => {
@@ -91,6 +108,14 @@ describe("the service's paths are reserved (core's SERVICE_PATHS and RESERVED_PA
     ["/app", true],
     ["/app/links?page=2", true],
     ["/apps", false],
+    // The TLS proxy's question, and only it: `tls` stays a free alias (docs/tls.md).
+    ["/tls/ask", true],
+    ["/tls/ask?domain=example.com", true],
+    ["/tls", false],
+    ["/tls/qr", false],
+    ["/tls/asks", false],
+    ["/tls/ask/", false],
+    ["/TLS/ask", false],
   ])("isApiPath(%s) is %s", (url, expected) => {
     expect(isApiPath(url)).toBe(expected);
   });

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import proxyaddr from "proxy-addr";
+import { compileTrustProxy } from "@shortener/web-guard";
 import type { RedirectConfig } from "./deps.ts";
 import type { GeoIp } from "./geoip.ts";
 
@@ -12,7 +13,7 @@ export type RequestFacts = {
 
 /** `geo()` is read on each lookup: the GeoIP data may be loaded after the facts are made (`start()`). */
 export function createRequestFacts(config: Pick<RedirectConfig, "trustProxy" | "geoCountryHeader">, geo: () => GeoIp | undefined): RequestFacts {
-  const trust = config.trustProxy === true ? () => true : config.trustProxy === false ? () => false : proxyaddr.compile(config.trustProxy);
+  const trust = compileTrustProxy(config.trustProxy);
   // With no proxy trusted, the address is the socket's: skip parsing X-Forwarded-For on every visit.
   const clientIp = config.trustProxy === false ? (req: IncomingMessage) => req.socket.remoteAddress ?? "" : (req: IncomingMessage) => proxyaddr(req, trust);
   const isSecure = (req: IncomingMessage) =>

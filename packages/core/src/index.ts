@@ -35,11 +35,12 @@ export { checkKeySignIn, checkPasswordSignIn, hasPassword, setPassword } from ".
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";
 export { findDomainByHost, hostCandidates, type ServedDomain } from "./domains/find-domain-by-host.ts";
+export { parseCertificateName, MAX_CERTIFICATE_NAME_LENGTH, type CertificateName } from "./domains/certificate-name.ts";
 export { CHANGES_CHANNEL, notifyChange, notifyLinksChange, onLocalChange, type Change, type LinkKey } from "./changes/changes.ts";
 export { checkUrl, normalizeDomainName, isLocalOrIp, MAX_URL_LENGTH } from "./urls/url.ts";
 export { COUNTRY_CODES, LANGUAGE_CODES, PLATFORMS, type Platform } from "./targeting/codes.ts";
 export { PIXEL_TYPES, type PixelType } from "./pixels/pixel-types.ts";
-export { isAliasShaped, isReservedAlias, MAX_ALIAS_LENGTH, RANDOM_ALIAS_LENGTH, RESERVED_PATHS, SERVICE_PATHS } from "./links/alias.ts";
+export { isAliasShaped, isReservedAlias, MAX_ALIAS_LENGTH, RANDOM_ALIAS_LENGTH, RESERVED_PATHS, SERVICE_PATHS, SERVICE_ROUTES } from "./links/alias.ts";
 export { CreateDomainInput, UpdateDomainInput, ListDomainsInput } from "./domains/schemas.ts";
 export { createDomain, deleteDomain, findDomainByName, getDomain, listDomains, updateDomain } from "./domains/domains.ts";
 export { type Domain } from "./domains/domain-columns.ts";

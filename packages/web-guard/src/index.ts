@@ -8,3 +8,4 @@ export { ACCOUNT_TRY_LIMIT, createFailedTries, openFailedTries, type AccountTryL
 export { issuePass, isValidPass, passCookieHeader, readCookie, PASS_LIFETIME_SECONDS } from "./passes/pass-cookie.ts";
 export { loggableError, type LoggableError } from "./logging/loggable-error.ts";
 export { closeRedis, connectRedis } from "./redis.ts";
+export { compileTrustProxy, isLoopbackAddress, type TrustFunction, type TrustProxySetting } from "./proxies/trusted-proxies.ts";

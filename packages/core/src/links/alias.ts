@@ -23,6 +23,13 @@ export function isAliasShaped(value: string): boolean {
  */
 export const SERVICE_PATHS = ["api", "trpc", "stats", "healthz", "readyz", "app"] as const;
 
+/**
+ * Whole paths the service answers itself without taking a first segment from the aliases: `/tls/ask`,
+ * the TLS proxy's question (docs/tls.md). An alias has no `/`, and the only two-segment path of the
+ * visitor side is `/{alias}/qr`, so these shadow no link: `tls` stays a free alias.
+ */
+export const SERVICE_ROUTES = ["/tls/ask"] as const;
+
 /** Paths that are never an alias, in any case: the service's own (§4). */
 export const RESERVED_PATHS: readonly string[] = [...SERVICE_PATHS];
 
