@@ -49,6 +49,43 @@ function verify(name: string, text: string, { instance, standIn = true }: { inst
   return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
 }
 
+/**
+ * Debian's caddy.service, which the drop-in amends: the host's when the caddy package is installed,
+ * else taken out of the package file (apt-get download: nothing installed, nothing started).
+ */
+function ensureCaddyUnit(): void {
+  const target = join(root, "usr/lib/systemd/system/caddy.service");
+  if (existsSync(target)) return;
+  const work = mkdtempSync(join(tmpdir(), "shortener-caddy-deb-"));
+  try {
+    let download = spawnSync("apt-get", ["download", "caddy"], { cwd: work, encoding: "utf8" });
+    if (download.status !== 0) {
+      spawnSync("apt-get", ["update"], { encoding: "utf8" });
+      download = spawnSync("apt-get", ["download", "caddy"], { cwd: work, encoding: "utf8" });
+    }
+    const deb = readdirSync(work).find((name) => name.endsWith(".deb"));
+    if (!deb) throw new Error(`apt-get download caddy failed (Debian's caddy package holds the caddy.service the drop-in amends): ${download.stderr}`);
+    const unit = spawnSync("sh", ["-c", `dpkg-deb --fsys-tarfile '${deb}' | tar -xO ./lib/systemd/system/caddy.service`], { cwd: work, encoding: "utf8" });
+    if (unit.status !== 0 || !unit.stdout.includes("[Service]")) throw new Error(`no caddy.service in ${deb}: ${unit.stderr}`);
+    writeFileSync(target, unit.stdout);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** verify of Debian's caddy.service with `dropIn` as /etc/systemd/system/caddy.service.d/shortener.conf. */
+function verifyCaddyDropIn(dropIn: string): { status: number | null; output: string } {
+  ensureCaddyUnit();
+  const dir = join(root, "etc/systemd/system/caddy.service.d");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "shortener.conf"), dropIn);
+  mkdirSync(join(root, "usr/bin"), { recursive: true });
+  writeFileSync(join(root, "usr/bin/caddy"), "#!/bin/sh\n", { mode: 0o755 });
+  const result = spawnSync(analyze, ["verify", `--root=${root}`, "/usr/lib/systemd/system/caddy.service"], { encoding: "utf8" });
+  rmSync(dir, { recursive: true });
+  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
+}
+
 const cases = UNITS.flatMap((name) =>
   name.includes("@.") ? INSTANCES.map((instance) => ({ name, instance, label: name.replace("@.", `@${instance}.`) })) : [{ name, instance: undefined, label: name }],
 );
@@ -62,6 +99,21 @@ describe("the shipped systemd units", () => {
     const result = verify(name, readFileSync(join(DEPLOY, name), "utf8"), { instance });
     console.log(`systemd-analyze verify ${name.replace("@.", `@${instance ?? ""}.`)}: exit ${result.status}${result.output ? `\n${result.output}` : ", no output"}`);
     expect(result).toEqual({ status: 0, output: "" });
+  });
+});
+
+describe("the Caddy drop-in", () => {
+  it("amends Debian's caddy.service to run the shipped Caddyfile, and passes verify", () => {
+    const dropIn = readFileSync(join(DEPLOY, "caddy-shortener.conf"), "utf8");
+    expect(dropIn).toMatch(/^ExecStart=\/usr\/bin\/caddy run --environ --config \/opt\/shortener\/deploy\/Caddyfile --adapter caddyfile$/m);
+    const result = verifyCaddyDropIn(dropIn);
+    console.log(`systemd-analyze verify caddy.service + caddy.service.d/shortener.conf: exit ${result.status}${result.output ? `\n${result.output}` : ", no output"}`);
+    expect(result).toEqual({ status: 0, output: "" });
+  });
+
+  it("fails the check with a planted mistake", () => {
+    const result = verifyCaddyDropIn(readFileSync(join(DEPLOY, "caddy-shortener.conf"), "utf8").replace(/^After=/m, "Aftr="));
+    expect(result.output).toMatch(/Unknown key 'Aftr'/);
   });
 });
 
