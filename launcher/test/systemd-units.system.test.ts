@@ -86,7 +86,7 @@ function verifyCaddyDropIn(dropIn: string): { status: number | null; output: str
   return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
 }
 
-const cases = UNITS.flatMap((name) =>
+const cases = UNITS.flatMap((name): Array<{ name: string; instance: string | undefined; label: string }> =>
   name.includes("@.") ? INSTANCES.map((instance) => ({ name, instance, label: name.replace("@.", `@${instance}.`) })) : [{ name, instance: undefined, label: name }],
 );
 
