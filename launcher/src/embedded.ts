@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { migrate, openDb, MIGRATIONS_FOLDER } from "@shortener/db";
@@ -51,6 +51,9 @@ export async function makeEmbeddedTemplate(templateDir: string): Promise<void> {
   const building = `${templateDir}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   await prepareEmbeddedInChild(building);
+  // Build output, read by whoever runs the service: a checkout built by root, served by its own user
+  // (docs/deploying.md). PGlite writes some files 0600; the template holds no secret.
+  setModes(building, 0o644, 0o755);
   writeFileSync(join(building, TEMPLATE_STAMP), `${migrationsFingerprint()}\n`);
   rmSync(templateDir, { recursive: true, force: true });
   renameSync(building, templateDir);
@@ -69,9 +72,19 @@ export function copyEmbeddedTemplate(dataDir: string, templateDir = TEMPLATE_DIR
   for (const entry of readdirSync(templateDir)) {
     if (entry === TEMPLATE_STAMP || entry === VERSION_FILE) continue;
     cpSync(join(templateDir, entry), join(dataDir, entry), { recursive: true });
+    // The copy is the service's own data: as private as initdb makes it.
+    setModes(join(dataDir, entry), 0o600, 0o700);
   }
   cpSync(join(templateDir, VERSION_FILE), join(dataDir, VERSION_FILE));
+  setModes(join(dataDir, VERSION_FILE), 0o600, 0o700);
   return true;
+}
+
+/** Gives every file under `path` (or `path` itself) `fileMode` and every folder `dirMode`. */
+function setModes(path: string, fileMode: number, dirMode: number): void {
+  if (!statSync(path).isDirectory()) return chmodSync(path, fileMode);
+  chmodSync(path, dirMode);
+  for (const entry of readdirSync(path)) setModes(join(path, entry), fileMode, dirMode);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -21,6 +21,18 @@ async function readDatabase(dataDir: string): Promise<{ links: number; migration
   }
 }
 
+/** The distinct permission bits of the files and of the folders under `root` (the lock file aside). */
+function modes(root: string): { files: string[]; dirs: string[] } {
+  const files = new Set<string>();
+  const dirs = new Set<string>();
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (entry.name === "shortener.pid" || entry.name === "shortener-migrations.sha256") continue;
+    const mode = (statSync(join(entry.parentPath, entry.name)).mode & 0o777).toString(8);
+    (entry.isDirectory() ? dirs : files).add(mode);
+  }
+  return { files: [...files].sort(), dirs: [...dirs].sort() };
+}
+
 const MIGRATIONS = JSON.parse(readFileSync(new URL("../../packages/db/migrations/meta/_journal.json", import.meta.url), "utf8")) as { entries: unknown[] };
 
 describe("first start of the embedded database", () => {
@@ -38,6 +50,9 @@ describe("first start of the embedded database", () => {
     expect(copyEmbeddedTemplate(dir, template)).toBe(true);
     expect(needsInitdb(dir)).toBe(false);
     expect(readFileSync(join(dir, "shortener.pid"), "utf8")).toBe("12345");
+    // The template is readable by any user (a checkout built by root, served by its own user); the copy is private.
+    expect(modes(template).files).toEqual(["644"]);
+    expect(modes(dir)).toEqual({ files: ["600"], dirs: ["700"] });
     expect(existsSync(join(dir, "shortener-migrations.sha256"))).toBe(false);
     // Every migration applied; no setting (the secret is made by each service's own start, never shipped).
     expect(await readDatabase(dir)).toEqual({ links: 0, migrations: MIGRATIONS.entries.length, settings: 0 });
