@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -104,7 +104,7 @@ describe("deploy/compose.yaml", () => {
       expect(Object.keys(parsed.volumes ?? {}).sort()).toEqual(["caddy-config", "caddy-data", "postgres-data"]);
 
       const password = /^POSTGRES_PASSWORD=(.*)$/m.exec(EXAMPLE)?.[1];
-      const siteHost = /^SITE_HOST=(.*)$/m.exec(EXAMPLE)?.[1];
+      const siteHost = /^SHORTENER_HOST=(.*)$/m.exec(EXAMPLE)?.[1];
       const image = services.api?.image;
       expect(image).toBeTruthy();
       for (const role of ROLES) {
@@ -129,17 +129,24 @@ describe("deploy/compose.yaml", () => {
       expect(services.postgres?.environment).toMatchObject({ POSTGRES_PASSWORD: password, POSTGRES_USER: "shortener", POSTGRES_DB: "shortener" });
 
       // Caddy: the shipped Caddyfile, and where it sends what.
-      expect(services.caddy?.environment).toMatchObject({ SITE_HOST: siteHost, UPSTREAM: "redirect:3000", API_UPSTREAM: "api:3000", ASK_URL: "http://api:3000/tls/ask" });
+      expect(services.caddy?.environment).toMatchObject({ SHORTENER_HOST: siteHost, UPSTREAM: "redirect:3000", API_UPSTREAM: "api:3000" });
       const mounts = JSON.stringify(services.caddy?.volumes);
       expect(mounts).toContain(`${join(dir, "Caddyfile")}:/etc/caddy/Caddyfile:ro`);
+      expect(mounts).toContain(`${join(dir, "caddy")}:/etc/caddy/caddy:ro`);
       expect(services.caddy?.depends_on).toMatchObject({ api: { condition: "service_healthy" }, redirect: { condition: "service_healthy" } });
+      // Every variable deploy/Caddyfile and its imports read is given to Caddy (CADDY_TLS_OPTIONS keeps its
+      // default). The Caddyfile comes from the on-demand TLS work (docs/tls.md); without it, this is moot.
+      const caddyFiles = [join(DEPLOY, "Caddyfile"), join(DEPLOY, "caddy/acme.caddy")].filter((file) => existsSync(file));
+      const read = new Set(caddyFiles.flatMap((file) => [...readFileSync(file, "utf8").matchAll(/\{\$([A-Z_]+)/g)].map((m) => m[1])));
+      read.delete("CADDY_TLS_OPTIONS");
+      for (const name of read) expect(services.caddy?.environment, `Caddy reads ${name}`).toHaveProperty(name as string);
       // Only Caddy publishes ports.
       for (const name of ["api", "redirect", "worker", "postgres", "redis"]) expect(services[name]?.ports, name).toBeUndefined();
     },
     5 * MINUTE,
   );
 
-  it.each(["SITE_HOST", "ACME_EMAIL", "POSTGRES_PASSWORD"])(
+  it.each(["SHORTENER_HOST", "ACME_EMAIL", "POSTGRES_PASSWORD"])(
     "without %s in .env, config fails and names it",
     async (name) => {
       const { code, output } = await config(project(without(name)));
