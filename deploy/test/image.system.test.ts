@@ -42,6 +42,8 @@ let config: ImageConfig;
 let healthcheck: Healthcheck | undefined;
 let imageSize = 0;
 let mounted: string | undefined;
+/** The service started from the image, stopped by afterAll if a test left it running. */
+let service: ChildProcess | undefined;
 
 async function inspect(name: string): Promise<{ Id: string; Size: number; Config: ImageConfig; Healthcheck?: Healthcheck }> {
   const { stdout } = await run("podman", ["image", "inspect", name], { what: `podman image inspect ${name}`, timeoutMs: MINUTE });
@@ -119,6 +121,7 @@ beforeAll(async () => {
 }, 45 * MINUTE);
 
 afterAll(async () => {
+  if (service) signalGroup(service, "SIGKILL");
   if (mounted) await run("podman", ["image", "unmount", IMAGE], { what: "podman image unmount", timeoutMs: MINUTE, allowFailure: true });
 });
 
@@ -228,6 +231,7 @@ describe("the container image (deploy/Dockerfile)", () => {
       const port = await freePort();
       const command = [...(config.Entrypoint ?? []), ...(config.Cmd ?? [])];
       const server = runInImage(command, { PORT: String(port), ADMIN_API_KEY: ADMIN_KEY }, dataDir);
+      service = server;
       const exited = finished(server, 10 * MINUTE);
       let isRunning = true;
       void exited.then(() => (isRunning = false));
@@ -244,7 +248,7 @@ describe("the container image (deploy/Dockerfile)", () => {
         expect(health.status).toBe(200);
 
         const headers = { authorization: `Bearer ${ADMIN_KEY}` };
-        const domains = await fetch(`http://127.0.0.1:${port}/api/v1/domains`, { headers });
+        const domains = await fetch(`http://127.0.0.1:${port}/api/v1/domains`, { headers, signal: AbortSignal.timeout(30_000) });
         expect(domains.status).toBe(200);
         const domain = ((await domains.json()) as { data: Array<{ id: number; name: string }> }).data.find((d) => d.name === `localhost:${port}`);
         expect(domain, "the first start's domain").toBeDefined();
