@@ -104,7 +104,7 @@ describe("deploy/compose.yaml", () => {
       expect(Object.keys(parsed.volumes ?? {}).sort()).toEqual(["caddy-config", "caddy-data", "postgres-data"]);
 
       const password = /^POSTGRES_PASSWORD=(.*)$/m.exec(EXAMPLE)?.[1];
-      const siteHost = /^SITE_HOST=(.*)$/m.exec(EXAMPLE)?.[1];
+      const siteHost = /^SHORTENER_HOST=(.*)$/m.exec(EXAMPLE)?.[1];
       const image = services.api?.image;
       expect(image).toBeTruthy();
       for (const role of ROLES) {
@@ -146,7 +146,7 @@ describe("deploy/compose.yaml", () => {
     5 * MINUTE,
   );
 
-  it.each(["SITE_HOST", "ACME_EMAIL", "POSTGRES_PASSWORD"])(
+  it.each(["SHORTENER_HOST", "ACME_EMAIL", "POSTGRES_PASSWORD"])(
     "without %s in .env, config fails and names it",
     async (name) => {
       const { code, output } = await config(project(without(name)));
