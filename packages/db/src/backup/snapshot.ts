@@ -1,0 +1,134 @@
+// A consistent copy of the running embedded database (CONTRACT §22, docs/adr/0037-embedded-backups.md):
+// taken while nothing else runs on the one PGlite connection, then archived at leisure.
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream";
+import { createGzip } from "node:zlib";
+import type { Database } from "../client.ts";
+import { listTree, writeTar, type TarSource } from "./tar.ts";
+
+/** The first entry of every backup: what it is, and what it holds. */
+export const MANIFEST_NAME = "shortener-backup.json";
+/** The folder of the archive that holds the data folder's files. */
+export const DATA_PREFIX = "data";
+export const BACKUP_FORMAT = "shortener-embedded-backup";
+
+/** What a backup holds, counted inside the same exclusive moment as the copy (the restore checks them). */
+export type BackupCounts = { users: number; apiKeys: number; domains: number; links: number; clicks: number };
+
+/** `users=2, api_keys=3, domains=4, links=5, clicks=6`: the backup's answer header and the restore say the same. */
+export function formatBackupCounts(counts: BackupCounts): string {
+  return `users=${counts.users}, api_keys=${counts.apiKeys}, domains=${counts.domains}, links=${counts.links}, clicks=${counts.clicks}`;
+}
+
+export type BackupManifest = {
+  format: typeof BACKUP_FORMAT;
+  formatVersion: 1;
+  createdAt: string;
+  /** The data folder's PostgreSQL major version (its PG_VERSION). */
+  postgres: string;
+  /** How many of the committed migrations the database had run. */
+  migrations: number;
+  counts: BackupCounts;
+};
+
+/** Files of a data folder a copy leaves out: the locks of the process that runs it. */
+const SKIPPED = new Set(["shortener.pid", "postmaster.pid", "postmaster.opts"]);
+
+/** A WAL segment's file name (timeline and position, 24 hex digits). */
+const WAL_SEGMENT = /^[0-9A-F]{24}$/;
+
+export type Snapshot = { manifest: BackupManifest; dir: string; remove(): Promise<void> };
+
+const COUNTS_SQL = `select
+  (select count(*) from users)::int as users,
+  (select count(*) from api_keys)::int as api_keys,
+  (select count(*) from domains)::int as domains,
+  (select count(*) from links)::int as links,
+  (select coalesce(sum(clicks), 0) from links)::bigint as clicks,
+  (select count(*) from drizzle.__drizzle_migrations)::int as migrations,
+  pg_walfile_name(redo_lsn) as redo_wal,
+  pg_walfile_name(pg_current_wal_insert_lsn()) as current_wal
+from pg_control_checkpoint()`;
+
+type CountsRow = { users: number; api_keys: number; domains: number; links: number; clicks: string | number; migrations: number; redo_wal: string; current_wal: string };
+
+/**
+ * Copies the embedded database in `dataDir` to a new folder under `tmp`. PGlite runs one statement at a
+ * time, and a transaction holds its connection until it ends: inside one, after a CHECKPOINT (every
+ * change on the data files), nothing else writes while the files are copied. Statements that come
+ * meanwhile wait and run after the copy. Of the WAL only the segments from the checkpoint's start to
+ * the current one are copied (the others are recycled ones, not needed to start). The counts are read
+ * in the same transaction: they describe exactly what the copy holds.
+ */
+export async function snapshotEmbedded(database: Database, dataDir: string, tmp = tmpdir()): Promise<Snapshot> {
+  const pg = database.pglite;
+  if (!pg) throw new Error("a snapshot is of the embedded database only: back PostgreSQL up with pg_dump");
+  const dir = await mkdtemp(join(tmp, "shortener-backup-"));
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    const row = await pg.transaction(async (tx) => {
+      await tx.exec("checkpoint");
+      const [counts] = (await tx.query<CountsRow>(COUNTS_SQL)).rows;
+      if (!counts) throw new Error("the database did not answer its counts");
+      const isNeededWal = (name: string) => name >= counts.redo_wal && name <= counts.current_wal;
+      await copyTree(dataDir, dir, "", (relative, name) => SKIPPED.has(relative) || (relative.startsWith("pg_wal/") && WAL_SEGMENT.test(name) && !isNeededWal(name)));
+      return counts;
+    });
+    const manifest: BackupManifest = {
+      format: BACKUP_FORMAT,
+      formatVersion: 1,
+      createdAt: new Date().toISOString(),
+      postgres: (await readFile(join(dir, "PG_VERSION"), "utf8")).trim(),
+      migrations: row.migrations,
+      counts: { users: row.users, apiKeys: row.api_keys, domains: row.domains, links: row.links, clicks: Number(row.clicks) },
+    };
+    return { manifest, dir, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
+
+async function copyTree(from: string, to: string, relative: string, skip: (relative: string, name: string) => boolean): Promise<void> {
+  for (const entry of await readdir(join(from, relative), { withFileTypes: true })) {
+    const path = relative ? `${relative}/${entry.name}` : entry.name;
+    if (skip(path, entry.name)) continue;
+    if (entry.isDirectory()) {
+      await mkdir(join(to, path));
+      await copyTree(from, to, path, skip);
+    } else if (entry.isFile()) {
+      await copyFile(join(from, path), join(to, path));
+    }
+  }
+}
+
+/**
+ * The backup file of a snapshot, as a gzip stream: the manifest, then the data folder under `data/`.
+ * The snapshot's folder is removed when the stream ends, fails or is abandoned.
+ */
+export function backupArchive(snapshot: Snapshot): Readable {
+  const gzip = createGzip();
+  const sources = async function* (): AsyncGenerator<Buffer> {
+    const entries: TarSource[] = [
+      { name: MANIFEST_NAME, type: "file", data: Buffer.from(`${JSON.stringify(snapshot.manifest, null, 2)}\n`) },
+      { name: DATA_PREFIX, type: "dir" },
+      ...(await listTree(snapshot.dir, DATA_PREFIX, () => false)),
+    ];
+    yield* writeTar(entries);
+  };
+  let isRemoved = false;
+  const remove = () => {
+    if (isRemoved) return;
+    isRemoved = true;
+    void snapshot.remove();
+  };
+  gzip.once("close", remove);
+  pipeline(Readable.from(sources()), gzip, (error) => {
+    if (error) gzip.destroy(error);
+    remove();
+  });
+  return gzip;
+}
