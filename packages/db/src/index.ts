@@ -9,3 +9,4 @@ export { lockDataDir } from "./lock.ts";
 export { isConnectionError } from "./connection-errors.ts";
 export { snapshotEmbedded, backupArchive, formatBackupCounts, MANIFEST_NAME, type BackupCounts, type BackupManifest, type Snapshot } from "./backup/snapshot.ts";
 export { restoreEmbedded, RestoreError, type RestoreResult } from "./backup/restore.ts";
+export { writeTar, type TarSource } from "./backup/tar.ts";

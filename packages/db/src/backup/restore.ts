@@ -3,7 +3,7 @@
 // bad file changes nothing (docs/adr/0037-embedded-backups.md).
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createGunzip } from "node:zlib";
 import { openDb } from "../client.ts";
@@ -87,7 +87,10 @@ async function extract(file: string, staging: string): Promise<BackupManifest> {
       if (entry.name !== DATA_PREFIX && !entry.name.startsWith(`${DATA_PREFIX}/`)) throw new RestoreError(`${file} holds ${entry.name}, outside its ${DATA_PREFIX}/ folder: not a backup of this service.`);
       const target = join(staging, entry.name);
       if (entry.type === "dir") await mkdir(target, { recursive: true });
-      else await pipeline(content, createWriteStream(target, { flags: "wx" }));
+      else {
+        await mkdir(dirname(target), { recursive: true });
+        await pipeline(content, createWriteStream(target, { flags: "wx" }));
+      }
     });
   } catch (error) {
     if (error instanceof RestoreError) throw error;
