@@ -32,7 +32,7 @@ export function adminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       if (deps.database.driver !== "pglite" || !backup) throw new HttpError(409, "conflict", "This service runs on PostgreSQL: back it up with pg_dump (see docs/backups.md).");
       await backup.beforeSnapshot?.();
       const snapshot = await snapshotEmbedded(deps.database, backup.dataDir);
-      request.log.info({ counts: snapshot.manifest.counts }, "backup taken");
+      request.log.info({ counts: snapshot.manifest.counts, pausedMs: Math.round(snapshot.pausedMs) }, "backup taken");
       return reply
         .headers({
           "content-type": "application/gzip",
