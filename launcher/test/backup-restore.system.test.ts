@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -8,6 +8,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@shortener/db/testing";
+import { api, BROWSER, countsOf, listAll, parseCounts, visit, type Link } from "./backup-helpers.ts";
 import { spawnService, type ServiceProcess } from "./helpers.ts";
 
 /**
@@ -27,7 +28,6 @@ import { spawnService, type ServiceProcess } from "./helpers.ts";
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ADMIN_KEY = `shk_${"K".repeat(40)}`;
-const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
 const SLOW = 300_000;
 const VISITORS = 6;
 const CREATORS = 2;
@@ -41,8 +41,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Link = { id: number; alias: string; url: string; domain: { id: number; name: string }; clicks: number };
-type Counts = { users: number; api_keys: number; domains: number; links: number; clicks: number };
 
 async function startService(dataDir: string): Promise<{ base: string; port: number }> {
   const port = await freePort();
@@ -59,40 +57,6 @@ async function startService(dataDir: string): Promise<{ base: string; port: numb
   }
 }
 
-async function api(base: string, key: string, method: string, path: string, form?: Record<string, string>): Promise<any> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}) },
-    ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-  });
-  const body = (await res.json()) as { data: unknown; meta?: { total: number } };
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** Every page of a list, in id order. */
-async function listAll<T extends { id: number }>(base: string, key: string, path: string): Promise<T[]> {
-  const out: T[] = [];
-  for (let page = 1; ; page++) {
-    const body = await api(base, key, "GET", `${path}?per_page=100&page=${page}`);
-    out.push(...(body.data as T[]));
-    if (out.length >= (body.meta?.total ?? 0) || (body.data as T[]).length === 0) break;
-  }
-  return out.sort((a, b) => a.id - b.id);
-}
-
-/** A visit with its own Host header: the status and Location it got. */
-function visit(agent: Agent, base: string, host: string, alias: string): Promise<{ status: number; location: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${base}/${alias}`, { agent, headers: { host, "user-agent": BROWSER } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
 function runRestore(file: string, dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/restore-cli.ts", file], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
@@ -103,27 +67,6 @@ function runRestore(file: string, dataDir: string): Promise<{ code: number | nul
     child.once("error", reject);
     child.once("exit", (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-function parseCounts(header: string): Counts {
-  const entries = header.split(", ").map((part) => part.split("=") as [string, string]);
-  return Object.fromEntries(entries.map(([name, value]) => [name, Number(value)])) as Counts;
-}
-
-/** Users, keys, domains, links and clicks as a service's API reports them to the admin and each user. */
-async function countsOf(base: string, keys: { admin: string; users: string[] }): Promise<{ counts: Counts; links: Link[]; domains: Array<{ id: number; name: string }> }> {
-  const users = (await api(base, keys.admin, "GET", "/api/v1/users?per_page=100")).meta.total as number;
-  let links: Link[] = [];
-  let domains: Array<{ id: number; name: string }> = [];
-  let apiKeys = 0;
-  for (const key of [keys.admin, ...keys.users]) {
-    links = links.concat(await listAll<Link>(base, key, "/api/v1/links"));
-    domains = domains.concat(await listAll<{ id: number; name: string }>(base, key, "/api/v1/domains"));
-    // Each user's §9 key plus its named keys.
-    apiKeys += 1 + ((await api(base, key, "GET", "/api/v1/account/api-keys?per_page=100")).meta.total as number);
-  }
-  links.sort((a, b) => a.id - b.id);
-  return { counts: { users, api_keys: apiKeys, domains: domains.length, links: links.length, clicks: links.reduce((sum, link) => sum + link.clicks, 0) }, links, domains };
 }
 
 describe("a backup under load, restored (CONTRACT §22)", () => {
