@@ -53,7 +53,6 @@ export async function countsOf(base: string, keys: { admin: string; users: strin
   return { counts: { users, api_keys: apiKeys, domains: domains.length, links: links.length, clicks: links.reduce((sum, link) => sum + link.clicks, 0) }, links, domains };
 }
 
-
 /** A visit with its own Host header: the status and Location it got. */
 export function visit(agent: Agent | undefined, base: string, host: string, alias: string): Promise<{ status: number; location: string | undefined }> {
   return new Promise((resolve, reject) => {
@@ -65,4 +64,3 @@ export function visit(agent: Agent | undefined, base: string, host: string, alia
     req.end();
   });
 }
-

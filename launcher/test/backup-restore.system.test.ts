@@ -8,7 +8,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@shortener/db/testing";
-import { api, BROWSER, countsOf, listAll, parseCounts, visit, type Link } from "./backup-helpers.ts";
+import { api, countsOf, listAll, parseCounts, visit, type Link } from "./backup-helpers.ts";
 import { spawnService, type ServiceProcess } from "./helpers.ts";
 
 /**
@@ -41,16 +41,27 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-
 async function startService(dataDir: string): Promise<{ base: string; port: number }> {
   const port = await freePort();
-  const service = spawnService({ DATA_DIR: dataDir, DATABASE_URL: "", PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, DOMAIN_VERIFICATION: "off", RATE_LIMIT_PER_MINUTE: "1000000", ACCESS_LOG: "off", LOG_LEVEL: "info" });
+  const service = spawnService({
+    DATA_DIR: dataDir,
+    DATABASE_URL: "",
+    PORT: String(port),
+    ADMIN_API_KEY: ADMIN_KEY,
+    DOMAIN_VERIFICATION: "off",
+    RATE_LIMIT_PER_MINUTE: "1000000",
+    ACCESS_LOG: "off",
+    LOG_LEVEL: "info",
+  });
   services.push(service);
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (service.child.exitCode !== null) throw new Error(`the service exited: ${service.output()}`);
-    const ok = await fetch(`${base}/healthz`).then((res) => res.ok, () => false);
+    const ok = await fetch(`${base}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) return { base, port };
     if (Date.now() > deadline) throw new Error(`the service did not answer: ${service.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -59,7 +70,11 @@ async function startService(dataDir: string): Promise<{ base: string; port: numb
 
 function runRestore(file: string, dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/restore-cli.ts", file], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/restore-cli.ts", file], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += String(chunk)));
@@ -145,7 +160,8 @@ describe("a backup under load, restored (CONTRACT §22)", () => {
       // The first service's own final state, once its click buffer has been written (it flushes every second).
       const keys = { admin: ADMIN_KEY, users };
       let final = await countsOf(base, keys);
-      for (const deadline = Date.now() + 30_000; final.counts.clicks < visitsAnswered && Date.now() < deadline; final = await countsOf(base, keys)) await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const deadline = Date.now() + 30_000; final.counts.clicks < visitsAnswered && Date.now() < deadline; final = await countsOf(base, keys))
+        await new Promise((resolve) => setTimeout(resolve, 500));
       expect(final.counts.clicks).toBe(visitsAnswered);
       console.log(/\{[^\n]*"backup taken"[^\n]*\}/.exec(services.at(-1)?.output() ?? "")?.[0]);
       const firstService = services.pop();

@@ -51,7 +51,12 @@ function stateOf(root: string): string {
       if (entry.isDirectory()) {
         lines.push(`${path}/`);
         walk(path);
-      } else lines.push(`${path} ${createHash("sha256").update(readFileSync(join(root, path))).digest("hex")}`);
+      } else
+        lines.push(
+          `${path} ${createHash("sha256")
+            .update(readFileSync(join(root, path)))
+            .digest("hex")}`,
+        );
     }
   };
   walk("");
@@ -91,8 +96,14 @@ beforeAll(async () => {
   await archiveOf(join(dir, "foreign.tar.gz"), [{ name: "notes.txt", data: Buffer.from("not a backup\n") }]);
   await archiveOf(join(dir, "plain.tar"), [{ name: "shortener-backup.json", data: Buffer.from("{}") }], false);
   const manifest = JSON.stringify({ format: "shortener-embedded-backup", formatVersion: 1, createdAt: new Date().toISOString(), postgres: "18", migrations: 1, counts: {} });
-  await archiveOf(join(dir, "no-database.tar.gz"), [{ name: "shortener-backup.json", data: Buffer.from(manifest) }, { name: "data/notes.txt", data: Buffer.from("hello") }]);
-  await archiveOf(join(dir, "escape.tar.gz"), [{ name: "shortener-backup.json", data: Buffer.from(manifest) }, { name: "data/../../escaped.txt", data: Buffer.from("x") }]);
+  await archiveOf(join(dir, "no-database.tar.gz"), [
+    { name: "shortener-backup.json", data: Buffer.from(manifest) },
+    { name: "data/notes.txt", data: Buffer.from("hello") },
+  ]);
+  await archiveOf(join(dir, "escape.tar.gz"), [
+    { name: "shortener-backup.json", data: Buffer.from(manifest) },
+    { name: "data/../../escaped.txt", data: Buffer.from("x") },
+  ]);
 }, SLOW);
 
 afterAll(() => {

@@ -357,7 +357,8 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
       summary: "Delete a user with all their data (not oneself)",
       responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") },
     },
-  };  paths["/admin/backup"] = {
+  };
+  paths["/admin/backup"] = {
     get: {
       operationId: "getBackup",
       tags: admin,

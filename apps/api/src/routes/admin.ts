@@ -27,7 +27,8 @@ export function adminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const auth = request.auth;
       if (!auth) throw unauthenticated();
       if (auth.role !== "admin") throw new HttpError(403, "forbidden", "This action is reserved for administrators.");
-      if (!hasFullRights({ scopes: auth.scopes, expiresAt: auth.expiresAt })) throw new HttpError(403, "forbidden", "A backup holds every secret of the service: take it with an admin key that has every scope and no expiry.");
+      if (!hasFullRights({ scopes: auth.scopes, expiresAt: auth.expiresAt }))
+        throw new HttpError(403, "forbidden", "A backup holds every secret of the service: take it with an admin key that has every scope and no expiry.");
       const backup = deps.backup;
       if (deps.database.driver !== "pglite" || !backup) throw new HttpError(409, "conflict", "This service runs on PostgreSQL: back it up with pg_dump (see docs/backups.md).");
       await backup.beforeSnapshot?.();

@@ -78,13 +78,15 @@ async function extract(file: string, staging: string): Promise<BackupManifest> {
   try {
     await readTar(gunzip, async (entry, content) => {
       if (!manifest) {
-        if (entry.name !== MANIFEST_NAME || entry.type !== "file" || entry.size > MAX_MANIFEST) throw new RestoreError(`${file} is an archive but not a backup of this service (it does not start with ${MANIFEST_NAME}).`);
+        if (entry.name !== MANIFEST_NAME || entry.type !== "file" || entry.size > MAX_MANIFEST)
+          throw new RestoreError(`${file} is an archive but not a backup of this service (it does not start with ${MANIFEST_NAME}).`);
         const parts: Buffer[] = [];
         for await (const part of content) parts.push(part);
         manifest = parseManifest(file, Buffer.concat(parts).toString("utf8"));
         return;
       }
-      if (entry.name !== DATA_PREFIX && !entry.name.startsWith(`${DATA_PREFIX}/`)) throw new RestoreError(`${file} holds ${entry.name}, outside its ${DATA_PREFIX}/ folder: not a backup of this service.`);
+      if (entry.name !== DATA_PREFIX && !entry.name.startsWith(`${DATA_PREFIX}/`))
+        throw new RestoreError(`${file} holds ${entry.name}, outside its ${DATA_PREFIX}/ folder: not a backup of this service.`);
       const target = join(staging, entry.name);
       if (entry.type === "dir") await mkdir(target, { recursive: true });
       else {

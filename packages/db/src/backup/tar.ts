@@ -112,10 +112,7 @@ function parseHeader(header: Buffer): TarEntry {
  * content's chunks, awaited). Ends at the two zero blocks that close an archive; a stream that ends
  * before them is a truncated archive (`TarError`).
  */
-export async function readTar(
-  chunks: AsyncIterable<Buffer>,
-  onEntry: (entry: TarEntry, content: AsyncIterable<Buffer>) => Promise<void>,
-): Promise<void> {
+export async function readTar(chunks: AsyncIterable<Buffer>, onEntry: (entry: TarEntry, content: AsyncIterable<Buffer>) => Promise<void>): Promise<void> {
   const iterator = chunks[Symbol.asyncIterator]();
   let buffer: Buffer = Buffer.alloc(0);
   let isEnd = false;
