@@ -364,7 +364,7 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
       tags: admin,
       summary: "A consistent backup of the embedded database (a .tar.gz for `pnpm restore`), streamed",
       description:
-        "Admin only, with a key that has every scope and no expiry: the backup holds every secret of the service. The visitor side's waiting clicks are written first; other requests wait during the copy (well under a second for 100,000 links) and go on after it. The `Shortener-Backup-Counts` header says what the backup holds, counted at the moment of the copy; `pnpm restore FILE` prints the same counts. On PostgreSQL: 409, use pg_dump (docs/backups.md).",
+        "Admin only (the backup holds every secret of the service). The visitor side's waiting clicks are written first; other requests wait during the copy (well under a second for 100,000 links) and go on after it. The `Shortener-Backup-Counts` header says what the backup holds, counted at the moment of the copy; `pnpm restore FILE` prints the same counts. On PostgreSQL: 409, use pg_dump (docs/backups.md).",
       responses: {
         "200": {
           description: "The backup, gzip-compressed tar",

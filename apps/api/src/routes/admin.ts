@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import { hasFullRights } from "@shortener/core";
 import { backupArchive, formatBackupCounts, snapshotEmbedded } from "@shortener/db";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
@@ -16,9 +15,9 @@ export function backupFileName(createdAt: string): string {
 /**
  * CONTRACT §22: `GET /api/v1/admin/backup` streams a consistent backup of the embedded database
  * (docs/backups.md, docs/adr/0037-embedded-backups.md). A backup holds every secret of the service (key
- * and password hashes, the cookie secret), so it takes the admin's full-rights key: the `account` scope
- * (declared, as for user management), the admin role and every scope without expiry — a 403 otherwise.
- * On PostgreSQL a 409 points to pg_dump. The visitor side's waiting clicks are written first, so every
+ * and password hashes, the cookie secret): like user management it takes the `account` scope and the
+ * admin role — a 403 otherwise; a dashboard session counts for nothing here (401), as on every route but
+ * the CSV upload. On PostgreSQL a 409 points to pg_dump. The visitor side's waiting clicks are written first, so every
  * visit answered before the request is counted in the backup.
  */
 export function adminRoutes(app: FastifyInstance, deps: ApiDeps): void {
@@ -27,8 +26,6 @@ export function adminRoutes(app: FastifyInstance, deps: ApiDeps): void {
       const auth = request.auth;
       if (!auth) throw unauthenticated();
       if (auth.role !== "admin") throw new HttpError(403, "forbidden", "This action is reserved for administrators.");
-      if (!hasFullRights({ scopes: auth.scopes, expiresAt: auth.expiresAt }))
-        throw new HttpError(403, "forbidden", "A backup holds every secret of the service: take it with an admin key that has every scope and no expiry.");
       const backup = deps.backup;
       if (deps.database.driver !== "pglite" || !backup) throw new HttpError(409, "conflict", "This service runs on PostgreSQL: back it up with pg_dump (see docs/backups.md).");
       await backup.beforeSnapshot?.();
