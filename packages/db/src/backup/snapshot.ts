@@ -120,25 +120,30 @@ function copyTree(from: string, to: string, relative: string, skip: (relative: s
  * The snapshot's folder is removed when the stream ends, fails or is abandoned.
  */
 export function backupArchive(snapshot: Snapshot): Readable {
-  const gzip = createGzip();
-  const sources = async function* (): AsyncGenerator<Buffer> {
-    const entries: TarSource[] = [
-      { name: MANIFEST_NAME, type: "file", data: Buffer.from(`${JSON.stringify(snapshot.manifest, null, 2)}\n`) },
-      { name: DATA_PREFIX, type: "dir" },
-      ...(await listTree(snapshot.dir, DATA_PREFIX, () => false)),
-    ];
-    yield* writeTar(entries);
-  };
   let isRemoved = false;
-  const remove = () => {
+  const remove = async () => {
     if (isRemoved) return;
     isRemoved = true;
-    void snapshot.remove();
+    await snapshot.remove();
   };
-  gzip.once("close", remove);
+  // The copy is removed as soon as it has been read, before the gzip stream ends.
+  const sources = async function* (): AsyncGenerator<Buffer> {
+    try {
+      const entries: TarSource[] = [
+        { name: MANIFEST_NAME, type: "file", data: Buffer.from(`${JSON.stringify(snapshot.manifest, null, 2)}\n`) },
+        { name: DATA_PREFIX, type: "dir" },
+        ...(await listTree(snapshot.dir, DATA_PREFIX, () => false)),
+      ];
+      yield* writeTar(entries);
+    } finally {
+      await remove();
+    }
+  };
+  const gzip = createGzip();
+  // An answer abandoned before its first byte never starts the generator: the copy goes then.
+  gzip.once("close", () => void remove());
   pipeline(Readable.from(sources()), gzip, (error) => {
     if (error) gzip.destroy(error);
-    remove();
   });
   return gzip;
 }
