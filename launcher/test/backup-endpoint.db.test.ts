@@ -75,6 +75,9 @@ describe(`the admin's key on ${testDriver()}`, () => {
     async () => {
       const link = await apiData(server.base, ADMIN_KEY, "POST", "/api/v1/links", { url: "https://example.com/backed-up", alias: "backed-up", domain_id: String(bootstrapDomainId(server)) });
       const before = new Date();
+      // HEAD answers the same headers, and no body.
+      const head = await fetch(`${server.base}/api/v1/admin/backup`, { method: "HEAD", headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([200, "application/gzip", ""]);
       // An admin's named key with the account scope (and an expiry) is enough, as for user management.
       const res = await fetch(`${server.base}/api/v1/admin/backup`, { headers: { authorization: `Bearer ${keys.accountOnly}` } });
       expect(res.status).toBe(200);
