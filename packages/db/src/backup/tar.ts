@@ -1,8 +1,8 @@
 // The embedded backup's container (docs/adr/0037-embedded-backups.md): a plain ustar archive, written
 // as a stream from files on disk and read back as a stream, strictly — a backup that is cut short or is
 // not one is refused, never half-read. Only what a PostgreSQL data folder holds: regular files and folders.
-import { createReadStream } from "node:fs";
-import { lstat, readFile } from "node:fs/promises";
+import { createReadStream, readFileSync } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 
 const BLOCK = 512;
@@ -66,8 +66,9 @@ export async function* writeTar(sources: Iterable<TarSource>): AsyncGenerator<Bu
       const stat = await lstat(source.path);
       yield tarHeader({ name: source.name, type: "file", size: stat.size, mtime: stat.mtime });
       let read = 0;
-      // Most files of a data folder are small: one read each; the large ones in 1 MiB chunks.
-      const chunks = stat.size <= WHOLE_FILE ? [await readFile(source.path)] : createReadStream(source.path, { highWaterMark: WHOLE_FILE });
+      // Most files of a data folder are small: one synchronous read each (on a busy process, an
+      // asynchronous one waits a turn of the event loop per file); the large ones in 1 MiB chunks.
+      const chunks = stat.size <= WHOLE_FILE ? [readFileSync(source.path)] : createReadStream(source.path, { highWaterMark: WHOLE_FILE });
       for await (const chunk of chunks) {
         read += (chunk as Buffer).length;
         yield chunk as Buffer;
