@@ -26,11 +26,12 @@ let sessionCookie = "";
 beforeAll(async () => {
   server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, DOMAIN_VERIFICATION: "off" });
   const user = await apiData(server.base, ADMIN_KEY, "POST", "/api/v1/users", { email: "someone@example.com", name: "Someone" });
-  keys.user = user.api_key;
+  const userKey = user.api_key as string;
+  keys.user = userKey;
   const named = async (name: string, form: Record<string, string>) => (await apiData(server.base, ADMIN_KEY, "POST", "/api/v1/account/api-keys", { name, ...form })).api_key as string;
   keys.accountOnly = await named("account only", { scopes: "account", expires_at: new Date(Date.now() + 86_400_000).toISOString() });
   keys.allButAccount = await named("all but account", { scopes: API_KEY_SCOPES.filter((s) => s !== "account").join(" ") });
-  keys.userAccount = (await apiData(server.base, keys.user, "POST", "/api/v1/account/api-keys", { name: "mine", scopes: "account" })).api_key;
+  keys.userAccount = (await apiData(server.base, userKey, "POST", "/api/v1/account/api-keys", { name: "mine", scopes: "account" })).api_key;
   const signIn = await fetch(`${server.base}/app/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: ADMIN_KEY }) });
   expect(signIn.status).toBe(200);
   sessionCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
