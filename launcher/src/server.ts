@@ -192,6 +192,9 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
 
     let api: ApiApp | undefined;
     let isApiPath: (url: string) => boolean = () => false;
+    // A backup (embedded only) first writes the visitor side's waiting clicks, once that side exists (below).
+    let redirect: RedirectApp | undefined;
+    const backup = database.driver === "pglite" ? { dataDir: resolve(env.DATA_DIR), beforeSnapshot: async () => redirect?.flushClicks() } : undefined;
     if (runs.has("api")) {
       const apiModule = await import("@shortener/api");
       isApiPath = apiModule.isApiPath;
@@ -220,6 +223,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
           version,
         },
         ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
+        ...(backup ? { backup } : {}),
         ...(failedTries ? { failedTries } : {}),
         ...(onApi.length ? { onRequestDone: onApi.length === 1 ? onApi[0] : (record) => onApi.forEach((f) => f(record)) } : {}),
       });
@@ -241,7 +245,6 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
       await partitions.start();
     }
 
-    let redirect: RedirectApp | undefined;
     if (runs.has("redirect")) {
       const { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } = await import("@shortener/redirect");
       // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).

@@ -195,6 +195,7 @@ export const boundaries = [
     files: [
       "**/src/env.ts",
       "launcher/src/main.ts",
+      "launcher/src/restore-cli.ts",
       "apps/worker/src/cli.ts",
       "packages/db/src/migrate-cli.ts",
       "packages/db/src/testing.ts",

@@ -17,6 +17,7 @@ import { rejectNul } from "./http/nul.ts";
 import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
+import { adminRoutes } from "./routes/admin.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { publicStatsRoutes } from "./routes/public-stats.ts";
 import { importRoutes } from "./routes/imports.ts";
@@ -222,6 +223,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       // Unknown paths under /api/v1 too: authenticated and counted, then 404.
       api.setNotFoundHandler(notFound);
       accountRoutes(api, deps);
+      adminRoutes(api, deps);
       resourceRoutes(api, deps, serializers, domainVerbs);
       linkToolRoutes(api, deps, serializers, qr);
       statsRoutes(api, deps);

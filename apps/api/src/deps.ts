@@ -98,4 +98,9 @@ export type ApiDeps = {
   enqueueImport?: (jobId: number) => Promise<void>;
   /** Called once per answered request (access log, metrics; CONTRACT §16). Omitted: no per-request hook at all. */
   onRequestDone?: (record: ApiRequestRecord) => void;
+  /**
+   * `GET /admin/backup` of the embedded database (CONTRACT §22): its data folder, and what to write
+   * before the copy (the launcher: the visitor side's click buffer). Omitted (PostgreSQL): a 409.
+   */
+  backup?: { dataDir: string; beforeSnapshot?: () => Promise<void> };
 };

@@ -7,3 +7,6 @@ export { preparedFor } from "./prepared.ts";
 export { escapeLike, pgArray } from "./sql-values.ts";
 export { lockDataDir } from "./lock.ts";
 export { isConnectionError } from "./connection-errors.ts";
+export { snapshotEmbedded, backupArchive, formatBackupCounts, MANIFEST_NAME, type BackupCounts, type BackupManifest, type Snapshot } from "./backup/snapshot.ts";
+export { restoreEmbedded, RestoreError, type RestoreResult } from "./backup/restore.ts";
+export { writeTar, type TarSource } from "./backup/tar.ts";

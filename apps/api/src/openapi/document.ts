@@ -358,6 +358,28 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
       responses: { "200": ok("Deleted", "UserDeleted"), ...errors("Forbidden", "NotFound") },
     },
   };
+  paths["/admin/backup"] = {
+    get: {
+      operationId: "getBackup",
+      tags: admin,
+      summary: "A consistent backup of the embedded database (a .tar.gz for `pnpm restore`), streamed",
+      description:
+        "Admin only (the backup holds every secret of the service). The visitor side's waiting clicks are written first; other requests wait during the copy (well under a second for 100,000 links) and go on after it. The `Shortener-Backup-Counts` header says what the backup holds, counted at the moment of the copy; `pnpm restore FILE` prints the same counts. On PostgreSQL: 409, use pg_dump (docs/backups.md).",
+      responses: {
+        "200": {
+          description: "The backup, gzip-compressed tar",
+          headers: {
+            ...RATE_HEADERS,
+            "Content-Disposition": { description: 'attachment; filename="shortener-backup-YYYYMMDDTHHMMSSZ.tar.gz"', schema: { type: "string" } },
+            "Shortener-Backup-Counts": { description: "users=…, api_keys=…, domains=…, links=…, clicks=… at the moment of the copy", schema: { type: "string" } },
+          },
+          content: { "application/gzip": { schema: { type: "string", contentMediaType: "application/gzip" } } },
+        },
+        "409": responseRef("Conflict"),
+        ...errors("Forbidden"),
+      },
+    },
+  };
 }
 
 /** The links' export and QR codes. */
@@ -522,6 +544,7 @@ function frame({ inputs, outputs, paths }: Parts): Json {
         Unauthenticated: error("Missing, malformed, unknown or revoked API key"),
         Forbidden: error("The API key lacks the scope this operation needs; or reserved for administrators, or not allowed on oneself"),
         NotFound: error("No such resource among yours"),
+        Conflict: error("Not possible in this deployment: a backup of a service on PostgreSQL (use pg_dump)"),
         ValidationFailed: error("Every failing field at once", "ValidationError"),
         BadRequest: error("A malformed body: invalid JSON, a form too deeply nested, more than one file"),
         PayloadTooLarge: error("The body is over 1 MiB"),
