@@ -235,6 +235,8 @@ describe("the container image (deploy/Dockerfile)", () => {
       const exited = finished(server, 10 * MINUTE);
       let isRunning = true;
       void exited.then(() => (isRunning = false));
+      // The data folder's owner is checked only after a run that served: else the run's own error is the news.
+      let hasServed = false;
       try {
         const deadline = Date.now() + 3 * MINUTE;
         let health: Awaited<ReturnType<typeof get>> | undefined;
@@ -272,6 +274,7 @@ describe("the container image (deploy/Dockerfile)", () => {
         console.log(`image: HEALTHCHECK → exit ${passing.code} (service up), exit ${failing.code} (nothing listening)`);
         expect(passing, passing.output).toMatchObject({ code: 0 });
         expect(failing.code).toBe(1);
+        hasServed = true;
       } finally {
         signalGroup(server, "SIGTERM");
         const stopping = setTimeout(() => signalGroup(server, "SIGKILL"), 30_000);
@@ -282,7 +285,7 @@ describe("the container image (deploy/Dockerfile)", () => {
         const version = join(dataDir, "PG_VERSION");
         const owner = existsSync(version) ? statSync(version).uid : undefined;
         rmSync(dataDir, { recursive: true, force: true });
-        expect(owner).toBe(uid);
+        if (hasServed) expect(owner).toBe(uid);
       }
     },
     10 * MINUTE,

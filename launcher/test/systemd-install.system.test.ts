@@ -125,7 +125,7 @@ describe("docs/deploying.md, systemd path, without systemd", () => {
     let exit: Awaited<typeof exited>;
     try {
       const deadline = Date.now() + 90_000;
-      while (!output.includes("Shortener is running at")) {
+      while (!/Shortener \S+ is running at/.test(output)) {
         if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}) before it ran:\n${output}`);
         if (Date.now() > deadline) throw new Error(`the service did not start within 90 s:\n${output}`);
         await new Promise((r) => setTimeout(r, 100));
