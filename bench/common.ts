@@ -57,9 +57,12 @@ export async function startService(env: Record<string, string>): Promise<Service
  * `node ARGS` in `cwd` (a checkout) as a child process, with `env` over this process's environment and
  * LOG_LEVEL=warn unless `env` says otherwise; resolves once it prints that it is running (the launcher's
  * welcome line, or the raw server's). On an early exit, rejects with everything it printed, named by `label`.
+ * With `cpu`, the process runs pinned to that CPU.
  */
-export function startProcess(args: string[], env: Record<string, string>, cwd: string, label = "server"): Promise<ChildProcess> {
-  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+export function startProcess(args: string[], env: Record<string, string>, cwd: string, label = "server", cpu?: number): Promise<ChildProcess> {
+  // `cpu`: pinned to that CPU with taskset (util-linux), so the scheduler's placement is the same for every process.
+  const [command, argv] = cpu === undefined ? [process.execPath, args] : ["taskset", ["-c", String(cpu), process.execPath, ...args]];
+  const child = spawn(command, argv, { cwd, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));

@@ -23,6 +23,9 @@
  * keeps the advantage of being started second. Prints each side's median requests/s and p99, and the
  * median and range of the per-round ratio (this checkout ÷ the other).
  *
+ * BENCH_PIN=1 pins every server to CPU 1 and wrk to CPU 0 (taskset): a process's speed then no longer
+ * depends on where the scheduler happened to put it at its start.
+ *
  * BENCH_PROFILE=1 runs the Postgres part's server under `node --cpu-prof` and prints, for each case's
  * measured round, where its busy time went per visit: the socket write (the kernel's loopback send),
  * garbage collection, and everything else (the handler, node:http, lookups, click grouping).
@@ -79,7 +82,7 @@ function ms(value: string): number {
 function wrk(url: string, host: string, connections = 64, varied = false): Promise<Load> {
   return new Promise((resolve, reject) => {
     const script = varied ? ["-s", VARIED] : [];
-    const child = spawn("wrk", ["-t1", `-c${connections}`, `-d${DURATION}s`, "--latency", ...script, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]);
+    const child = spawn(...wrkCommand(["-t1", `-c${connections}`, `-d${DURATION}s`, "--latency", ...script, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]));
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.on("error", reject);
@@ -108,7 +111,13 @@ function freePort(): Promise<number> {
   });
 }
 
-const start = (args: string[], env: Record<string, string>, cwd = ROOT): Promise<ChildProcess> => startProcess(args, env, cwd);
+/**
+ * BENCH_PIN=1 pins each server to CPU 1 and wrk to CPU 0 (taskset), so where the scheduler puts a process
+ * (beside wrk, or beside PostgreSQL) is the same for every process instead of a draw made at its start.
+ */
+const PIN = process.env.BENCH_PIN === "1";
+const wrkCommand = (args: string[]): [string, string[]] => (PIN ? ["taskset", ["-c", "0", "wrk", ...args]] : ["wrk", args]);
+const start = (args: string[], env: Record<string, string>, cwd = ROOT): Promise<ChildProcess> => startProcess(args, env, cwd, "server", PIN ? 1 : undefined);
 const stop = (child: ChildProcess): Promise<void> => stopProcess(child);
 
 async function api(port: number, path: string, form: Record<string, string>): Promise<{ alias: string }> {
@@ -415,7 +424,7 @@ async function compare(otherRoot: string): Promise<void> {
 
 function wrkWarmup(url: string, host: string, seconds = 2): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn("wrk", ["-t1", "-c16", `-d${seconds}s`, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url], { stdio: "ignore" });
+    const child = spawn(...wrkCommand(["-t1", "-c16", `-d${seconds}s`, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]), { stdio: "ignore" });
     child.on("exit", () => resolve());
   });
 }
