@@ -1,6 +1,8 @@
 // What the backup tests read from a service's API: its lists, page by page, and the counts a backup
-// reports; and visits as a browser makes them.
+// reports; visits as a browser makes them; and the restore CLI, run as `pnpm restore` runs it.
+import { spawn } from "node:child_process";
 import { request, type Agent } from "node:http";
+import { fileURLToPath } from "node:url";
 
 /** A browser's User-Agent: its visits are counted (bots' are not). */
 export const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36";
@@ -62,5 +64,25 @@ export function visit(agent: Agent | undefined, base: string, host: string, alia
     });
     req.on("error", reject);
     req.end();
+  });
+}
+
+/**
+ * `pnpm restore`'s CLI (launcher/src/restore-cli.ts) run as the script runs it, from the repository's
+ * root, with no database settings but `env`'s: its exit code and what it printed.
+ */
+export function runRestoreCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/restore-cli.ts", ...args], {
+      cwd: fileURLToPath(new URL("../..", import.meta.url)),
+      env: { ...process.env, DATABASE_URL: "", DATA_DIR: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
+    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
+    child.once("error", reject);
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
   });
 }

@@ -1,14 +1,12 @@
-import { spawn } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { Agent } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "@shortener/db/testing";
-import { api, countsOf, listAll, parseCounts, visit, type Link } from "./backup-helpers.ts";
+import { api, countsOf, listAll, parseCounts, runRestoreCli, visit, type Link } from "./backup-helpers.ts";
 import { spawnService, type ServiceProcess } from "./helpers.ts";
 
 /**
@@ -26,7 +24,6 @@ import { spawnService, type ServiceProcess } from "./helpers.ts";
  * first; the links it holds are exactly the first ones of the first service, in id order, with the
  * same alias, URL and domain; no link has more clicks than the first service counted in the end.
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ADMIN_KEY = `shk_${"K".repeat(40)}`;
 const SLOW = 300_000;
 const VISITORS = 6;
@@ -68,21 +65,7 @@ async function startService(dataDir: string): Promise<{ base: string; port: numb
   }
 }
 
-function runRestore(file: string, dataDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/restore-cli.ts", file], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runRestore = (file: string, dataDir: string) => runRestoreCli([file], { DATA_DIR: dataDir });
 
 describe("a backup under load, restored (CONTRACT §22)", () => {
   it(

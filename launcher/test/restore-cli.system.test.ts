@@ -1,15 +1,14 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backupArchive, formatBackupCounts, openDb, snapshotEmbedded, writeTar } from "@shortener/db";
 import { EMBEDDED_SETTINGS, prepareEmbedded } from "../src/embedded.ts";
+import { runRestoreCli } from "./backup-helpers.ts";
 
 /**
  * `pnpm restore FILE` (CONTRACT §22) as operators run it: the real entry point in a child process. Every
@@ -18,27 +17,12 @@ import { EMBEDDED_SETTINGS, prepareEmbedded } from "../src/embedded.ts";
  * non-zero exit and leaves DATA_DIR exactly as it was. A good backup restores into a missing or an
  * empty folder and prints its counts.
  */
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SLOW = 120_000;
 let dir: string;
 let backup: string;
 let counts: string;
 
-function runRestore(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/restore-cli.ts", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: "", DATA_DIR: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += String(chunk)));
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)));
-    child.once("error", reject);
-    child.once("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runRestore = runRestoreCli;
 
 /** Every path under `root` with its content's hash: "missing" when there is no `root`. */
 function stateOf(root: string): string {
