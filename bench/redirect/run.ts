@@ -23,6 +23,8 @@
  * keeps the advantage of being started second. Prints each side's median requests/s and p99, and the
  * median and range of the per-round ratio (this checkout ÷ the other).
  *
+ * BENCH_RESTART=round restarts both sides before every round instead (start order swapped each time).
+ *
  * BENCH_PIN=1 pins every server to CPU 1 and wrk to CPU 0 (taskset): a process's speed then no longer
  * depends on where the scheduler happened to put it at its start.
  *
@@ -116,6 +118,12 @@ function freePort(): Promise<number> {
  * (beside wrk, or beside PostgreSQL) is the same for every process instead of a draw made at its start.
  */
 const PIN = process.env.BENCH_PIN === "1";
+/**
+ * BENCH_RESTART=round restarts both sides before every round of a comparison (the start order swapped
+ * each time), not only half-way: each process keeps a speed drawn at its start, so this makes a case's
+ * median one of ROUNDS draws instead of two.
+ */
+const RESTART_EACH_ROUND = process.env.BENCH_RESTART === "round";
 const wrkCommand = (args: string[]): [string, string[]] => (PIN ? ["taskset", ["-c", "0", "wrk", ...args]] : ["wrk", args]);
 const start = (args: string[], env: Record<string, string>, cwd = ROOT): Promise<ChildProcess> => startProcess(args, env, cwd, "server", PIN ? 1 : undefined);
 const stop = (child: ChildProcess): Promise<void> => stopProcess(child);
@@ -383,7 +391,7 @@ async function compare(otherRoot: string): Promise<void> {
       const otherP99: number[] = [];
       const ratios: number[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        if (ROUNDS > 1 && round === Math.floor(ROUNDS / 2)) {
+        if (ROUNDS > 1 && (RESTART_EACH_ROUND ? round > 0 : round === Math.floor(ROUNDS / 2))) {
           startOrder = [...startOrder].reverse();
           console.log(`  restarting both, ${startOrder[0]?.label} first`);
           await startSides(startOrder);
