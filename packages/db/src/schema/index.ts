@@ -249,7 +249,7 @@ export const clicks = pgTable(
 );
 
 /** The dimensions a click is rolled up by (docs/adr/0011-stats-rollups.md). */
-export const ROLLUP_DIMENSIONS = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;
+export const ROLLUP_DIMENSIONS = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "bots_hour"] as const;
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
 /**
@@ -271,7 +271,92 @@ export const linkStatsDaily = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.linkId, t.dimension, t.day, t.value] }),
-    check("link_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer')`),
+    check(
+      "link_stats_daily_dimension_check",
+      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour')`,
+    ),
+  ],
+);
+
+/** The dimensions of an account's daily rollups: a link's, without the hours, and `link` (value: the link's id). */
+export const ACCOUNT_ROLLUP_DIMENSIONS = ["clicks", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "link"] as const;
+export type AccountRollupDimension = (typeof ACCOUNT_ROLLUP_DIMENSIONS)[number];
+
+/**
+ * Per-user daily rollups (CONTRACT §21, account-wide statistics), kept in the same transaction as the
+ * links' rollups (core's `recordClicks`), so an account's statistics read a few rows a day whatever its
+ * number of links. Same rules as `link_stats_daily`; the dimension `link` has the link's id as value (top
+ * links). Keyed by the owner of the link when the click was written.
+ */
+export const accountStatsDaily = pgTable(
+  "account_stats_daily",
+  {
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    dimension: text({ enum: ACCOUNT_ROLLUP_DIMENSIONS }).notNull(),
+    day: date({ mode: "string" }).notNull(),
+    value: text().notNull(),
+    count: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.dimension, t.day, t.value] }),
+    check(
+      "account_stats_daily_dimension_check",
+      sql`${t.dimension} in ('clicks', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'link')`,
+    ),
+  ],
+);
+
+/**
+ * The secret salt of one UTC day for unique visitors (CONTRACT §21): made by the first process that needs
+ * it, shared by every process through this row, and deleted once its day is over (with that day's
+ * `link_visitors`), so a visitor's hash can never be computed again.
+ */
+export const visitorSalts = pgTable("visitor_salts", {
+  day: date({ mode: "string" }).primaryKey(),
+  /** 32 random bytes, hex. */
+  salt: text().notNull(),
+});
+
+/**
+ * The visitors of each link today: a 64-bit keyed hash of (client group, User-Agent, link) under the
+ * day's salt — never an address. A first sighting adds 1 to the link's `unique` rollup; the rows of a
+ * day are deleted with its salt.
+ */
+export const linkVisitors = pgTable(
+  "link_visitors",
+  {
+    linkId: integer().notNull(),
+    day: date({ mode: "string" }).notNull(),
+    visitor: bigint({ mode: "bigint" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.linkId, t.day, t.visitor] })],
+);
+
+/** What an orphan visit was (CONTRACT §21): the domain's `/`, an unknown alias, a disabled or expired link; `alias` rows name the unknown alias; `bots` counts orphan visits by bots (of any kind). */
+export const ORPHAN_KINDS = ["index", "not_found", "disabled", "expired", "alias", "bots"] as const;
+export type OrphanKind = (typeof ORPHAN_KINDS)[number];
+
+/**
+ * Visits that reached no link, per domain and UTC day, never counted as clicks. Humans count under
+ * their kind (and an unknown alias also under `alias`, value the alias cut to 255 characters); bots
+ * under `bots` only, value ''.
+ */
+export const domainVisitsDaily = pgTable(
+  "domain_visits_daily",
+  {
+    domainId: integer()
+      .notNull()
+      .references(() => domains.id, { onDelete: "cascade" }),
+    kind: text({ enum: ORPHAN_KINDS }).notNull(),
+    day: date({ mode: "string" }).notNull(),
+    value: text().notNull(),
+    count: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.domainId, t.kind, t.day, t.value] }),
+    check("domain_visits_daily_kind_check", sql`${t.kind} in ('index', 'not_found', 'disabled', 'expired', 'alias', 'bots')`),
   ],
 );
 
