@@ -1,11 +1,11 @@
 import type { IncomingMessage } from "node:http";
-import { isbot } from "isbot";
+import { isbotMatch } from "isbot";
 import { LRUCache } from "lru-cache";
 import UAParser from "ua-parser-js";
 import { parseAcceptLanguage } from "@shortener/core";
 
 /** What a User-Agent tells: parsed once per distinct string (parsing costs ~25 µs; the cache, well under 1). */
-export type AgentInfo = { isBot: boolean; platform: string | null; browser: string | null; device: string };
+export type AgentInfo = { isBot: boolean; botName: string | null; platform: string | null; browser: string | null; device: string };
 
 /** ua-parser-js OS names → the platforms of CONTRACT §4. */
 const PLATFORM_OF_OS: Record<string, string> = {
@@ -23,7 +23,7 @@ const PLATFORM_OF_OS: Record<string, string> = {
 const agents = new LRUCache<string, AgentInfo>({ max: 20_000 });
 
 /** A request without a User-Agent is treated as a bot: browsers always send one. */
-const NO_AGENT: AgentInfo = { isBot: true, platform: null, browser: null, device: "unknown" };
+const NO_AGENT: AgentInfo = { isBot: true, botName: null, platform: null, browser: null, device: "unknown" };
 
 export function describeAgent(userAgent: string | undefined): AgentInfo {
   if (!userAgent) return NO_AGENT;
@@ -31,8 +31,10 @@ export function describeAgent(userAgent: string | undefined): AgentInfo {
   let info = agents.get(key);
   if (!info) {
     const result = new UAParser(key).getResult();
+    const match = isbotMatch(key);
     info = {
-      isBot: isbot(key),
+      isBot: match !== null,
+      botName: match,
       platform: (result.os.name && PLATFORM_OF_OS[result.os.name]) || null,
       browser: result.browser.name ?? null,
       device: result.device.type ?? "desktop",
