@@ -1,10 +1,13 @@
 import type { IncomingMessage } from "node:http";
-import { isbotMatch } from "isbot";
 import { LRUCache } from "lru-cache";
 import UAParser from "ua-parser-js";
 import { parseAcceptLanguage } from "@shortener/core";
+import { classifyAgent, NO_USER_AGENT } from "./bots.ts";
 
-/** What a User-Agent tells: parsed once per distinct string (parsing costs ~25 µs; the cache, well under 1). */
+/**
+ * What a User-Agent tells: parsed once per distinct string (parsing costs ~25 µs; the cache, well under 1).
+ * `botName` is the bot's name (bots.ts), null for a person's browser; `isBot` is `botName !== null`.
+ */
 export type AgentInfo = { isBot: boolean; botName: string | null; platform: string | null; browser: string | null; device: string };
 
 /** ua-parser-js OS names → the platforms of CONTRACT §4. */
@@ -22,19 +25,20 @@ const PLATFORM_OF_OS: Record<string, string> = {
 
 const agents = new LRUCache<string, AgentInfo>({ max: 20_000 });
 
-/** A request without a User-Agent is treated as a bot: browsers always send one. */
-const NO_AGENT: AgentInfo = { isBot: true, botName: null, platform: null, browser: null, device: "unknown" };
+/** A request without a User-Agent (or a blank one) is treated as a bot: browsers always send one. */
+const NO_AGENT: AgentInfo = Object.freeze({ isBot: true, botName: NO_USER_AGENT, platform: null, browser: null, device: "unknown" });
 
 export function describeAgent(userAgent: string | undefined): AgentInfo {
   if (!userAgent) return NO_AGENT;
+  // Only the first 512 characters count (browsers' User-Agents are under 300): they are the cache's key.
   const key = userAgent.length > 512 ? userAgent.slice(0, 512) : userAgent;
   let info = agents.get(key);
   if (!info) {
     const result = new UAParser(key).getResult();
-    const match = isbotMatch(key);
+    const botName = classifyAgent(key);
     info = {
-      isBot: match !== null,
-      botName: match,
+      isBot: botName !== null,
+      botName,
       platform: (result.os.name && PLATFORM_OF_OS[result.os.name]) || null,
       browser: result.browser.name ?? null,
       device: result.device.type ?? "desktop",

@@ -48,17 +48,18 @@ describe("referrerHost (Referer, parsed once per distinct value)", () => {
 
 describe("describeAgent", () => {
   it.each([
-    ["no User-Agent is a bot", undefined, { isBot: true }],
-    ["a crawler", "Googlebot/2.1 (+http://www.google.com/bot.html)", { isBot: true }],
+    ["no User-Agent is a bot", undefined, { isBot: true, botName: "No User-Agent" }],
+    ["a blank User-Agent is a bot", "   ", { isBot: true, botName: "No User-Agent" }],
+    ["a crawler", "Googlebot/2.1 (+http://www.google.com/bot.html)", { isBot: true, botName: "Googlebot" }],
     [
       "an iPhone",
       "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.2 Mobile/15E148 Safari/604.1",
-      { isBot: false, platform: "iOS", device: "mobile" },
+      { isBot: false, botName: null, platform: "iOS", device: "mobile" },
     ],
     [
       "Windows Chrome",
       "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
-      { isBot: false, platform: "Windows", browser: "Chrome", device: "desktop" },
+      { isBot: false, botName: null, platform: "Windows", browser: "Chrome", device: "desktop" },
     ],
   ])("%s", (_name, agent, expected) => {
     expect(describeAgent(agent)).toMatchObject(expected);
