@@ -1,6 +1,8 @@
 export { createRedirect, type RedirectApp } from "./redirect.ts";
 export { type ClickEvents, type RedirectConfig, type RedirectDeps, type VisitRecord } from "./deps.ts";
 export { DEFAULT_CACHE } from "./cache.ts";
+export { botOf, classifyAgent } from "./bots.ts";
+export { describeAgent, type AgentInfo } from "./traits.ts";
 export { DEFAULT_CLICK_BUFFER } from "./clicks.ts";
 export { loadGeoIp, type GeoIp } from "./geoip.ts";
 export { escapeHtml, htmlPage, messagePage } from "./pages.ts";
