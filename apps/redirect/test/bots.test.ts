@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
+import { isbotMatch } from "isbot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botOf, classifyAgent, MAX_BOT_NAME } from "../src/bots.ts";
 import { describeAgent } from "../src/traits.ts";
@@ -151,6 +152,38 @@ describe("link previews and mail scanners the contract names", () => {
     ["Edge", `${CHROME_WINDOWS} Edg/131.0.2903.86`],
   ])("a person in %s is human", (_name, agent) => {
     expect(classifyAgent(agent)).toBeNull();
+  });
+});
+
+describe("what we add to isbot, and only that", () => {
+  // The contract's link previews and mail-link fetchers: the ones isbot misses are the only User-Agent
+  // rule of ours (bots.ts's OFFICE). When an isbot upgrade catches them, this says the rule may go.
+  const PREVIEWS = [
+    "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+    "Twitterbot/1.0",
+    "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    "WhatsApp/2.23.20.0 A",
+    "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+    "TelegramBot (like TwitterBot)",
+    "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)",
+    "http.rb/5.1.1 (Mastodon/4.2.1; +https://mastodon.social/)",
+    "Microsoft Office/16.0 (Windows NT 10.0; Microsoft Outlook 16.0.17328; Pro)",
+    "Mozilla/4.0 (compatible; ms-office; MSOffice 16)",
+    "Microsoft Office Existence Discovery",
+    "Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5",
+    "Mozilla/5.0 (compatible; Iframely/1.3.1; +https://iframely.com/docs/about)",
+    "Mozilla/5.0 (compatible; Embedly/0.2; +http://support.embed.ly/)",
+    "Mozilla/5.0 (compatible; redditbot/1.0; +http://www.reddit.com/feedback)",
+    "Pinterestbot/1.0 (+http://www.pinterest.com/bot.html)",
+    "bitlybot/3.0 (+http://bit.ly/)",
+  ];
+
+  it("isbot alone misses only Office's link fetches; with ours every one is a bot", () => {
+    expect(PREVIEWS.filter((agent) => isbotMatch(agent) === null)).toEqual([
+      "Microsoft Office/16.0 (Windows NT 10.0; Microsoft Outlook 16.0.17328; Pro)",
+      "Mozilla/4.0 (compatible; ms-office; MSOffice 16)",
+    ]);
+    expect(PREVIEWS.filter((agent) => classifyAgent(agent) === null)).toEqual([]);
   });
 });
 
