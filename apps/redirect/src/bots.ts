@@ -1,6 +1,5 @@
 import type { IncomingMessage } from "node:http";
 import { getPattern } from "isbot";
-import type { AgentInfo } from "./traits.ts";
 
 /**
  * Humans and bots (CONTRACT §21, ADR 0040). A visit is a bot's when it is a `HEAD`, a prefetch, has no
@@ -17,8 +16,11 @@ export const OFFICE_PREVIEW = "Microsoft Office preview";
 /** Names are cut to this many characters. */
 export const MAX_BOT_NAME = 64;
 
-/** A visit's bot name when it is not a person's, else null (a person). */
-export function botOf(req: IncomingMessage, agent: AgentInfo): string | null {
+/**
+ * A visit's bot name when it is not a person's, else null (a person). `agent` is traits.ts's
+ * `describeAgent` of its User-Agent (an `AgentInfo`; only its `botName` is read here).
+ */
+export function botOf(req: IncomingMessage, agent: { readonly botName: string | null }): string | null {
   if (req.method === "HEAD") return HEAD_REQUEST;
   const headers = req.headers;
   // Most visits carry none of these: four property reads that find nothing.
