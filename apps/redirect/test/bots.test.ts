@@ -200,6 +200,8 @@ describe("hostile User-Agents never throw", () => {
     ["emoji", "🤖bot/1.0"],
     ["separators only", ";;;((()))[]"],
     ["a URL only", "http://example.com/bot"],
+    ["a spreadsheet formula", '=HYPERLINK("http://evil.example")bot'],
+    ["a formula in a product", "Mozilla/5.0 (compatible; +SUM(1)crawler/1.0; @evil)"],
   ])("%s", (_name, agent) => {
     const name = classifyAgent(agent);
     // The visitor side reads a User-Agent's first 512 characters (browsers' are under 300).
@@ -208,6 +210,8 @@ describe("hostile User-Agents never throw", () => {
       expect(name.length).toBeGreaterThan(0);
       expect(name.length).toBeLessThanOrEqual(MAX_BOT_NAME);
       expect(name).toMatch(/^[\x20-\x7e]+$/);
+      // It begins with a letter or a digit: no spreadsheet formula in the stats CSV (§17).
+      expect(name).toMatch(/^[A-Za-z0-9]/);
     }
   });
 
@@ -247,7 +251,7 @@ describe("labelled sets nobody here wrote (ADR 0040)", () => {
       const name = classifyAgent(agent);
       if (name === null) continue;
       names.add(name);
-      expect(name).toMatch(/^[\x20-\x7e]{1,64}$/);
+      expect(name).toMatch(/^[A-Za-z0-9][\x20-\x7e]{0,63}$/);
       // A version never makes a new name.
       expect(name).not.toMatch(/\/\d/);
       if (/\/\d/.test(agent)) expect(name).not.toBe(agent);
