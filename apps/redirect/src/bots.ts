@@ -79,7 +79,13 @@ const isUrlLike = (token: string) => /:\/\/|^www\.|@|^\W*https?:/i.test(token);
 const isName = (name: string) => /[A-Za-z]{2}/.test(name) && !NOT_A_NAME.has(name.toLowerCase());
 /** What ends a User-Agent token. */
 const SEPARATORS = /[\s;,()[\]"'<>{}|]+/;
-const isSeparator = (char: string) => SEPARATORS.test(char);
+/** The same, by character code (a token's ends are found character by character). */
+const IS_SEPARATOR = new Uint8Array(128);
+for (const char of " \t\n\v\f\r;,()[]\"'<>{}|") IS_SEPARATOR[char.charCodeAt(0)] = 1;
+const isSeparatorAt = (text: string, i: number) => {
+  const code = text.charCodeAt(i);
+  return code < 128 ? IS_SEPARATOR[code] === 1 : SEPARATORS.test(text.charAt(i));
+};
 
 /**
  * The bot's name from its User-Agent: a known name; else the product of the token where isbot's pattern
@@ -92,10 +98,10 @@ export function botNameOf(userAgent: string, matchIndex: number, matchLength: nu
   // isbot's match may begin on the character before the word ("(?:^|[^g])news", " daum[ /]").
   let start = matchIndex;
   const matchEnd = Math.min(userAgent.length, matchIndex + matchLength);
-  while (start < matchEnd - 1 && isSeparator(userAgent.charAt(start))) start++;
+  while (start < matchEnd - 1 && isSeparatorAt(userAgent, start)) start++;
   let end = start + 1;
-  while (start > 0 && !isSeparator(userAgent.charAt(start - 1))) start--;
-  while (end < userAgent.length && !isSeparator(userAgent.charAt(end))) end++;
+  while (start > 0 && !isSeparatorAt(userAgent, start - 1)) start--;
+  while (end < userAgent.length && !isSeparatorAt(userAgent, end)) end++;
   const token = userAgent.slice(start, end);
   let name = isUrlLike(token) ? "" : productName(token);
   if (!isName(name)) name = compatibleName(userAgent) ?? firstProduct(userAgent) ?? firstHost(userAgent) ?? "";
