@@ -127,7 +127,7 @@ function firstProduct(userAgent: string): string | null {
 
 /** "+http://www.tweetedtimes.com/about" → "tweetedtimes.com"; "crawler@example.org" → "example.org"; "www.example.net/x" → "example.net". */
 function firstHost(userAgent: string): string | null {
-  const host = /(?:https?:\/\/(?:www\.)?|@|\bwww\.)([a-z0-9.-]+\.[a-z]{2,})/i.exec(userAgent)?.[1];
+  const host = /(?:https?:\/\/(?:www\.)?|@|\bwww\.)([a-z0-9][a-z0-9.-]*\.[a-z]{2,})/i.exec(userAgent)?.[1];
   return host ? host.toLowerCase() : null;
 }
 
