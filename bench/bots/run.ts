@@ -89,6 +89,9 @@ const coldDescribe = nsPerCall(
 );
 const coldClassify = nsPerCall(agents, classifyAgent);
 const coldIsbot = nsPerCall(agents, isbotMatch);
+// Naming runs for bots only: the same two on the bot examples alone.
+const botsIsbot = nsPerCall(labelled.bots, isbotMatch);
+const botsClassify = nsPerCall(labelled.bots, classifyAgent);
 // Cached: the LRU holds 20,000 entries; a working set of 2,000 distinct User-Agents, all seen before.
 const working = agents.slice(0, 2_000);
 for (const agent of working) describeAgent(agent);
@@ -103,6 +106,8 @@ const cachedBotOf = nsPerCall(requests, (req) => botOf(req, describeAgent(req.he
 console.log(`\n| Call | ns per call (median of ${ROUNDS} rounds) |\n|---|---|`);
 console.log(`| isbotMatch alone (cold, no cache) | ${coldIsbot.toFixed(0)} |`);
 console.log(`| classifyAgent (cold: isbot + Office + naming) | ${coldClassify.toFixed(0)} |`);
+console.log(`| isbotMatch, bot examples only | ${botsIsbot.toFixed(0)} |`);
+console.log(`| classifyAgent, bot examples only (with naming) | ${botsClassify.toFixed(0)} |`);
 console.log(`| describeAgent, cache miss (classification + ua-parser-js) | ${coldDescribe.toFixed(0)} |`);
 console.log(`| describeAgent, cached (LRU hit) | ${cachedDescribe.toFixed(0)} |`);
 console.log(`| botOf(req, describeAgent(…)), cached (the visit path) | ${cachedBotOf.toFixed(0)} |`);
