@@ -47,7 +47,14 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   const orphans = createOrphanBuffer(clicksDb, config.orphanBuffer ?? DEFAULT_ORPHAN_BUFFER, deps.log);
   const deliver = createDelivery({ config, facts, limited: createLimitedCounter(clicksDb, deps.now), clicks, visitors, orphans });
   const ownsFailedTries = !deps.failedTries;
-  const failedTries = deps.failedTries ?? createFailedTries({ store: createPostgresStore(deps.database), now: () => deps.now().getTime(), ...(deps.log ? { log: deps.log } : {}) });
+  const failedTries =
+    deps.failedTries ??
+    createFailedTries({
+      store: createPostgresStore(deps.database),
+      now: () => deps.now().getTime(),
+      keySecret: config.secret,
+      ...(deps.log ? { log: deps.log } : {}),
+    });
   const { clientIp, isSecure } = facts;
 
   /** An orphan visit (CONTRACT §21): a person's under its kind, a bot's under `bots`. */
