@@ -1,13 +1,12 @@
-import type { KeyObject } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { findOrCreateVisitorSalt, nextUtcDayStart, utcDay, VISITOR_DAY_GRACE_MS, visitorHash } from "@shortener/core";
+import { findOrCreateVisitorSalt, nextUtcDayStart, utcDay, VISITOR_DAY_GRACE_MS, visitorHash, type VisitorSalt } from "@shortener/core";
 import type { Db } from "@shortener/db";
 import { clientGroup } from "@shortener/web-guard";
 
 type Log = { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void };
 
 /** A day's salt held in memory: for visits from `start` (inclusive) to `end` (exclusive), in ms. */
-type DayKey = { day: string; start: number; end: number; key: KeyObject };
+type DayKey = { day: string; start: number; end: number; key: VisitorSalt };
 
 /** How long before midnight (UTC) the next day's salt is fetched, so the first visits of the day wait for nothing. */
 const PREFETCH_MS = 60_000;
@@ -28,7 +27,7 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
   let keys: DayKey[] = [];
   /** When the oldest salt held is past its day and grace, and must be forgotten. */
   let forgetAt = Number.POSITIVE_INFINITY;
-  const loading = new Map<string, Promise<KeyObject | null>>();
+  const loading = new Map<string, Promise<VisitorSalt | null>>();
   /** A day whose salt could not be read, and until when it is not asked again (the database may be down). */
   const failedUntil = new Map<string, number>();
 
@@ -37,7 +36,7 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
     forgetAt = keys.length ? Math.min(...keys.map((k) => k.end + VISITOR_DAY_GRACE_MS)) : Number.POSITIVE_INFINITY;
   }
 
-  function load(day: string): Promise<KeyObject | null> {
+  function load(day: string): Promise<VisitorSalt | null> {
     let pending = loading.get(day);
     if (pending) return pending;
     if ((failedUntil.get(day) ?? 0) > Date.now()) return Promise.resolve(null);
@@ -53,7 +52,7 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
       (error: unknown) => {
         loading.delete(day);
         failedUntil.set(day, Date.now() + RETRY_MS);
-        // The reason only: never a value the statement carried.
+        // The reason only: never a value the statement carried (the salt).
         (log?.warn ?? log?.error)?.({ day, reason: (error as Error).message }, "visitor salt unavailable: these visits count as clicks but not as unique visitors");
         return null;
       },
@@ -63,7 +62,7 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
   }
 
   /** The salt for a visit at `at` (ms): at once when held, else once read (null if it cannot be). */
-  function keyAt(at: number): KeyObject | Promise<KeyObject | null> {
+  function keyAt(at: number): VisitorSalt | Promise<VisitorSalt | null> {
     if (at >= forgetAt) forget(at);
     for (const k of keys) {
       if (at >= k.start && at < k.end) {

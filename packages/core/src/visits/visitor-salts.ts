@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import { queryRows, sql, type Db } from "@shortener/db";
 
 /*
@@ -19,12 +19,15 @@ export function utcDay(at: Date | number): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
+/** A day's salt: 64 hex digits (32 random bytes). */
+export type VisitorSalt = string & { readonly __visitorSalt: true };
+
 /**
- * The salt of `day` as a key: made now if no process made it yet (`on conflict do nothing`, then read:
+ * The salt of `day`: made now if no process made it yet (`on conflict do nothing`, then read:
  * every process gets the same). The process that makes a day's salt also deletes the days past their
  * grace (`dropPastVisitorDays`), so a deployment without the worker role cleans up too.
  */
-export async function findOrCreateVisitorSalt(db: Db, day: string, now: Date): Promise<KeyObject> {
+export async function findOrCreateVisitorSalt(db: Db, day: string, now: Date): Promise<VisitorSalt> {
   const made = await db.transaction(async (tx) => {
     // The salt must outlive a crash once another process may have used it: a durable commit, whatever
     // the connection's setting (the visitor side's click pool commits asynchronously).
@@ -35,7 +38,7 @@ export async function findOrCreateVisitorSalt(db: Db, day: string, now: Date): P
   if (salt !== undefined) await dropPastVisitorDays(db, now);
   else [{ salt } = { salt: undefined }] = await queryRows<{ salt: string }>(db, sql`select salt from visitor_salts where day = ${day}::date`);
   if (!salt || !/^[0-9a-f]{64}$/.test(salt)) throw new Error(`visitor salt of ${day} is missing or malformed`);
-  return createSecretKey(Buffer.from(salt, "hex"));
+  return salt as VisitorSalt;
 }
 
 /**
@@ -52,12 +55,14 @@ export async function dropPastVisitorDays(db: Db, now: Date, graceMs = VISITOR_D
 }
 
 /**
- * The visitor of a visit: the first 8 bytes of HMAC-SHA256 under the day's salt of the client's group
- * (an IPv4 address or an IPv6 /64, CONTRACT §15), the User-Agent and the link, as 16 hex digits. The
- * three parts are joined by NUL, which none of them can hold.
+ * The visitor of a visit: the first 8 bytes, as 16 hex digits, of SHA-256 over the day's secret salt
+ * followed by the link, the client's group (an IPv4 address or an IPv6 /64, CONTRACT §15) and the
+ * User-Agent, joined by NUL (which none of them can hold). A secret-prefix hash cut to 64 bits: without
+ * the salt nobody can compute or test a visitor, and length extension needs the whole digest, which is
+ * never kept. One call, no object: a third of HMAC's cost on the visit path (ADR 0041).
  */
-export function visitorHash(salt: KeyObject, group: string, userAgent: string, linkId: number): string {
-  return createHmac("sha256", salt).update(`${linkId}\u0000${group}\u0000${userAgent}`).digest("hex").slice(0, 16);
+export function visitorHash(salt: VisitorSalt, group: string, userAgent: string, linkId: number): string {
+  return hash("sha256", `${salt}\u0000${linkId}\u0000${group}\u0000${userAgent}`, "hex").slice(0, 16);
 }
 
 /** The first instant (ms) of the UTC day after the one holding `at`. */
