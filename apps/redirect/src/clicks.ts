@@ -143,7 +143,12 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
           const visits = batch.reduce((n, g) => n + (g.count ?? 1), 0);
           writing -= visits;
           // Metrics count people's clicks: bots' visits are written in the same batches, but are no clicks.
-          if (events) events.written(batch.reduce((n, g) => (g.bot ? n : n + (g.count ?? 1)), 0), batch.length, (performance.now() - started) / 1000);
+          if (events)
+            events.written(
+              batch.reduce((n, g) => (g.bot ? n : n + (g.count ?? 1)), 0),
+              batch.length,
+              (performance.now() - started) / 1000,
+            );
         } catch (error) {
           const unwritten = taken.slice(start);
           const waiting = unwritten.reduce((n, g) => n + (g.count ?? 1), 0);
