@@ -165,7 +165,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     const secret = await resolveSecret(database.db, env.SECRET);
     // One failed-try limiter for link passwords, stats passwords and API keys: in Redis with REDIS_URL,
     // else in the database, so every process of the deployment counts together (CONTRACT §15).
-    const failedTries = runs.has("api") || runs.has("redirect") ? await openFailedTries({ database, redisUrl: env.REDIS_URL, now: () => now().getTime(), log: logger }) : undefined;
+    const failedTries = runs.has("api") || runs.has("redirect") ? await openFailedTries({ database, redisUrl: env.REDIS_URL, now: () => now().getTime(), log: logger, keySecret: secret }) : undefined;
     if (failedTries) closers.push(() => failedTries.close());
 
     const metrics: Metrics | undefined = env.METRICS_PORT ? createMetrics(version) : undefined;

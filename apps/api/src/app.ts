@@ -187,6 +187,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       redisPrefix: `${deps.config.redisKeyPrefix}failed-tries:`,
       now: () => deps.now().getTime(),
       log: app.log,
+      keySecret: deps.config.secret,
     }));
   if (!deps.failedTries) app.addHook("onClose", async () => failedTries.close());
   const limiter = await registerRateLimits(app, deps.config);

@@ -4,5 +4,6 @@ export { DEFAULT_CACHE } from "./cache.ts";
 export { botOf, classifyAgent } from "./bots.ts";
 export { describeAgent, type AgentInfo } from "./traits.ts";
 export { DEFAULT_CLICK_BUFFER } from "./clicks.ts";
+export { DEFAULT_ORPHAN_BUFFER } from "./orphans.ts";
 export { loadGeoIp, type GeoIp } from "./geoip.ts";
 export { escapeHtml, htmlPage, messagePage } from "./pages.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listClickPartitions } from "@shortener/core";
+import { findOrCreateVisitorSalt, listClickPartitions } from "@shortener/core";
 import { openTestDb } from "@shortener/core/testing";
-import type { Database } from "@shortener/db";
+import { queryRows, sql, type Database } from "@shortener/db";
 import { createClickPartitionKeeper } from "../src/index.ts";
 
 let database: Database;
@@ -42,8 +42,24 @@ describe("the worker's click partition upkeep (CONTRACT §20)", () => {
 
   it("without a retention nothing is dropped", async () => {
     const keeper = createClickPartitionKeeper({ database, now: () => new Date("2040-01-01T00:00:00Z"), log: quiet, retentionDays: undefined });
-    expect(await keeper.run()).toEqual({ made: ["clicks_2040_01", "clicks_2040_02", "clicks_2040_03"], dropped: [] });
+    expect(await keeper.run()).toEqual({ made: ["clicks_2040_01", "clicks_2040_02", "clicks_2040_03"], dropped: [], visitorDaysDropped: [] });
     expect(await names()).toContain("clicks_2034_04");
     await keeper.close();
+  });
+
+  it("the hourly run also deletes the visitor salts and visitors of the days over, past their grace (CONTRACT §21)", async () => {
+    for (const day of ["2041-06-01", "2041-06-02"]) {
+      await findOrCreateVisitorSalt(database.db, day, new Date("2041-06-01T00:00:00Z"));
+      await database.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, ${day}::date, 1)`);
+    }
+    const at = (iso: string) => createClickPartitionKeeper({ database, now: () => new Date(iso), log: quiet, retentionDays: undefined });
+    // June 2nd, 00:05: June 1st is over but within its grace (batches of the day may still be written).
+    expect((await at("2041-06-02T00:05:00Z").run()).visitorDaysDropped).toEqual([]);
+    expect((await at("2041-06-02T00:10:00Z").run()).visitorDaysDropped).toEqual(["2041-06-01"]);
+    const days = await queryRows<{ day: string }>(
+      database.db,
+      sql`select day::text as day from link_visitors where day >= '2041-06-01' union all select day::text from visitor_salts where day >= '2041-06-01'`,
+    );
+    expect(days.map((d) => d.day)).toEqual(["2041-06-02", "2041-06-02"]);
   });
 });

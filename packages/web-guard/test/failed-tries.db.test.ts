@@ -69,6 +69,28 @@ describe.each(stores)("on %s", (_name, makeStore) => {
   });
 });
 
+describe("with the service's secret (CONTRACT §21: no address stored)", () => {
+  it("the table holds a keyed hash of the client's group, never the address; processes with the same secret count together", async () => {
+    const t = target();
+    const a = createFailedTries({ store: createPostgresStore(database), keySecret: "secret-one" });
+    const b = createFailedTries({ store: createPostgresStore(database), keySecret: "secret-one" });
+    const other = createFailedTries({ store: createPostgresStore(database), keySecret: "secret-two" });
+    expect((await a.begin("198.51.100.42", t)).count).toBe(1);
+    expect((await b.begin("198.51.100.42", t)).count).toBe(2);
+    expect((await a.begin("2001:db8:42:42::1", t)).count).toBe(1);
+    expect((await b.begin("2001:db8:42:42::2", t)).count).toBe(2);
+    expect((await other.begin("198.51.100.42", t)).count).toBe(1);
+    const keys = await queryRows<{ key: string }>(database.db, sql`select key from failed_tries where key like ${`${t}|%`}`);
+    expect(keys).toHaveLength(3);
+    for (const { key } of keys) expect(key).not.toMatch(/198\.51\.100\.42|2001:db8:42:42/);
+    // The control: without a secret the group is the key.
+    const plain = createFailedTries({ store: createPostgresStore(database) });
+    await plain.begin("198.51.100.42", t);
+    expect(await queryRows(database.db, sql`select key from failed_tries where key = ${`${t}|198.51.100.42`}`)).toHaveLength(1);
+    await Promise.all([a.close(), b.close(), other.close(), plain.close()]);
+  });
+});
+
 describe("windows on the database and in memory follow the injected clock", () => {
   it.each([
     ["the database", (now: () => number) => createPostgresStore(database, { now })],

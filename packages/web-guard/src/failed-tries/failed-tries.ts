@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import type { Database } from "@shortener/db";
 import { clientGroup } from "./client-group.ts";
@@ -76,6 +77,12 @@ export function createFailedTries(options: {
   log?: FailedTriesLog;
   /** Keys this process remembers as used up (no store call for them): bounded, least recently used dropped. */
   maxBlockedKeys?: number;
+  /**
+   * The service's secret: with it, a client's group is stored as a keyed hash of it, never as the address
+   * (CONTRACT §21: no address is stored anywhere, the `failed_tries` table and Redis included). Every
+   * process of a deployment has the same secret, so they still count together.
+   */
+  keySecret?: string;
   onClose?: () => Promise<void>;
 }): FailedTries {
   const { store } = options;
@@ -120,7 +127,8 @@ export function createFailedTries(options: {
     limit,
     storeName: () => (isFallingBack ? fallback.name : store.name),
     async begin(address, target) {
-      const key = `${target}|${clientGroup(address)}`;
+      const group = clientGroup(address);
+      const key = `${target}|${options.keySecret ? createHmac("sha256", options.keySecret).update(group).digest("base64url").slice(0, 22) : group}`;
       const at = now();
       const until = blocked.get(key);
       if (until !== undefined) {
@@ -189,8 +197,11 @@ export async function openFailedTries(options: {
   accountLimit?: AccountTryLimit;
   now?: () => number;
   log?: FailedTriesLog;
+  /** See `createFailedTries`: clients' groups stored as keyed hashes. */
+  keySecret?: string;
 }): Promise<FailedTries> {
   const common = {
+    ...(options.keySecret ? { keySecret: options.keySecret } : {}),
     ...(options.limit ? { limit: options.limit } : {}),
     ...(options.accountLimit ? { accountLimit: options.accountLimit } : {}),
     ...(options.now ? { now: options.now } : {}),
