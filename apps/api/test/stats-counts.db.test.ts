@@ -218,6 +218,15 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     expect((await api.call(other.user, "GET", `/api/v1/stats?name=summary&${RANGE}`)).body.data).toEqual({ clicks: 0, unique_visitors: 0, bots: 0, first_click_at: null, last_click_at: null });
   });
 
+  it("summary: a first or last day with more than 256 links clicked gives that day's bounds; the links' own moments otherwise", async () => {
+    const owner = await createOwner(api);
+    const busy: Rollup[] = Array.from({ length: 257 }, (_, i): Rollup => ["link", "2026-03-01", String(2_000_000_000 - i), 1]);
+    await insertRollups("account_stats_daily", owner.user.id, [["clicks", "2026-03-01", "", 257], ["clicks", "2026-03-02", "", 1], ["link", "2026-03-02", "2000000000", 1], ...busy]);
+    const res = await api.call(owner.user, "GET", `/api/v1/stats?name=summary&${RANGE}`);
+    // The first day is too busy to probe: its start. The last day's one link is gone: that day's end.
+    expect(res.body.data).toEqual({ clicks: 258, unique_visitors: 0, bots: 0, first_click_at: "2026-03-01T00:00:00.000Z", last_click_at: "2026-03-02T23:59:59.999Z" });
+  });
+
   it("links: the top 100 by clicks, ties by id", async () => {
     const owner = await createOwner(api);
     const ids: number[] = [];
