@@ -145,7 +145,12 @@ describe("tRPC: every procedure × its scope", () => {
     expect(procedures.length).toBeGreaterThan(40);
     for (const p of procedures) expect(API_KEY_SCOPES, p.name).toContain(p.scope);
     expect(procedures.map((p) => p.name)).toEqual(expect.arrayContaining(["account.apiKeys.list", "account.apiKeys.create", "account.apiKeys.delete"]));
-    expect(procedures.filter((p) => ["stats.get", "stats.summary", "stats.account", "domains.visits"].includes(p.name)).map((p) => p.scope)).toEqual(["stats:read", "stats:read", "stats:read", "stats:read"]);
+    expect(procedures.filter((p) => ["stats.get", "stats.summary", "stats.account", "domains.visits"].includes(p.name)).map((p) => p.scope)).toEqual([
+      "stats:read",
+      "stats:read",
+      "stats:read",
+      "stats:read",
+    ]);
   });
 
   it("a key without the procedure's scope: 403 FORBIDDEN; with exactly that scope: never 401/403", async () => {
