@@ -274,6 +274,32 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     expect(res.body.data[0]).toMatchObject({ id: steady, count: 6 });
     expect(res.body.data.slice(1).map((r: { id: number }) => r.id)).toEqual(ids.slice(0, 99));
   });
+  it("links: the threshold leaves out links that cannot reach the 100th, and reads deeper when a deleted link leaves a place", async () => {
+    const owner = await createOwner(api);
+    const made = await queryRows<{ id: number }>(
+      api.database.db,
+      sql`insert into links (user_id, domain_id, alias, url) select ${owner.user.id}, ${owner.domain.id}, 'thr' || g || '-' || ${String(owner.user.id)}, 'https://dest.example/' || g from generate_series(1, 250) g returning id`,
+    );
+    const ids = made.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const countOf = (i: number) => (i < 100 ? 50 : 1);
+    const list = (values: Array<string | number>) => `{${values.join(",")}}`;
+    await queryRows(
+      api.database.db,
+      sql`insert into account_stats_daily (user_id, dimension, day, value, count)
+          select ${owner.user.id}::int, 'link', '2026-03-02'::date, v.id::text, v.n from unnest(${list(ids)}::int[], ${list(ids.map((_, i) => countOf(i)))}::int[]) as v(id, n)`,
+    );
+    await queryRows(
+      api.database.db,
+      sql`insert into link_stats_daily (link_id, dimension, day, value, count)
+          select v.id, 'clicks', '2026-03-02'::date, '', v.n from unnest(${list(ids)}::int[], ${list(ids.map((_, i) => countOf(i)))}::int[]) as v(id, n)`,
+    );
+    const all = await api.call(owner.user, "GET", `/api/v1/stats?name=links&${RANGE}`);
+    expect(all.body.data.map((r: { id: number }) => r.id)).toEqual(ids.slice(0, 100));
+    await api.call(owner.user, "DELETE", `/api/v1/links/${ids[5]}`);
+    const after = await api.call(owner.user, "GET", `/api/v1/stats?name=links&${RANGE}`);
+    expect(after.body.data.map((r: { id: number }) => r.id)).toEqual([...ids.slice(0, 5), ...ids.slice(6, 101)]);
+    expect(after.body.data.at(-1)).toMatchObject({ id: ids[100], count: 1 });
+  });
 });
 
 describe("GET /api/v1/domains/{id}/visits: orphan visits (CONTRACT §21)", () => {

@@ -23,35 +23,53 @@ const MAX_DAILY_DEPTH = 4_800;
  * `links`: the caller's live links ranked by clicks in the range (ties by id), the top 100; `value` is
  * the short URL (docs/adr/0042-account-wide-statistics.md). A threshold over each day's busiest links
  * (the partial index `account_stats_daily_link_count_idx`): the `depth` busiest links of every day are
- * the candidates, added up exactly from their own rollups; a link outside them had at most each day's
- * `depth`-th count on every day, so at most the sum of those. Once that sum is below the 100th
- * candidate's total, no other link can enter: the answer is exact. Otherwise the depth grows, and past
- * MAX_DAILY_DEPTH the range is added up link by link.
+ * read; a link had at most a day's smallest count read on a day it was not read, so each link read
+ * has a lower bound (its counts read) and an upper bound (plus those cutoffs), and a link never read
+ * at most the sum of the cutoffs. Let the threshold be the 100th lower bound: links whose upper bound
+ * is below it cannot be among the 100, the rest are added up exactly from their own rollups. Exact
+ * once the sum of cutoffs is below the threshold and the 100th live link reaches it; otherwise the
+ * depth grows, and past MAX_DAILY_DEPTH the range is added up link by link.
  */
 export async function readTopLinks(db: Db, userId: number, range: StatsRange): Promise<StatRow[]> {
   for (let depth = TOP_ROWS * 2; depth <= MAX_DAILY_DEPTH; depth *= 4) {
-    const days = await queryRows<{ value: string; count: unknown; rn: unknown }>(
+    const rows = await queryRows<{ day: string; value: string; count: unknown; rn: unknown }>(
       db,
-      sql`select x.value, x.count, x.rn
+      sql`select d.day::date::text as day, x.value, x.count, x.rn
           from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as d(day),
           lateral (select value, count, row_number() over (order by count desc) as rn from account_stats_daily
                    where user_id = ${userId} and dimension = 'link' and day = d.day::date
                    order by count desc limit ${depth}) x`,
     );
-    // The bound of a link outside the candidates: each full day's last (smallest) count read, added up.
-    let bound = 0;
-    const candidates = new Set<string>();
-    for (const r of days) {
-      candidates.add(r.value);
-      if (Number(r.rn) === depth) bound += Number(r.count);
+    // Each day read to its depth has a cutoff: the smallest count read; a link not read that day had at most that.
+    const cutoffs = new Map<string, number>();
+    const seen = new Map<string, { sum: number; days: Set<string> }>();
+    for (const r of rows) {
+      const count = Number(r.count);
+      if (Number(r.rn) === depth) cutoffs.set(r.day, count);
+      const link = seen.get(r.value) ?? { sum: 0, days: new Set<string>() };
+      link.sum += count;
+      link.days.add(r.day);
+      seen.set(r.value, link);
     }
-    const ids = [...candidates].filter((v) => /^[1-9]\d{0,8}$/.test(v));
-    const totals = ids.length
+    const bound = [...cutoffs.values()].reduce((a, b) => a + b, 0);
+    // Lower bound: the counts read; upper bound: plus the cutoff of every day it was not read.
+    const lower = [...seen.values()].map((l) => l.sum).sort((a, b) => b - a);
+    const threshold = bound === 0 ? 0 : (lower[TOP_ROWS - 1] ?? 0);
+    if (bound > 0 && threshold <= bound) continue;
+    const survivors = [...seen.entries()]
+      .filter(([, l]) => {
+        let upper = l.sum;
+        for (const [day, cutoff] of cutoffs) if (!l.days.has(day)) upper += cutoff;
+        return upper >= threshold;
+      })
+      .map(([value]) => value)
+      .filter((v) => /^[1-9]\d{0,8}$/.test(v));
+    const totals = survivors.length
       ? await queryRows<{ id: unknown; count: unknown; name: string; alias: string }>(
           db,
           sql`select l.id, s.count, d.name, l.alias
               from (select link_id, sum(count) as count from link_stats_daily
-                    where link_id = any(${`{${ids.join(",")}}`}::int[]) and dimension = 'clicks' and day between ${range.from}::date and ${range.to}::date
+                    where link_id = any(${`{${survivors.join(",")}}`}::int[]) and dimension = 'clicks' and day between ${range.from}::date and ${range.to}::date
                     group by link_id) s
               join links l on l.id = s.link_id and l.user_id = ${userId}
               join domains d on d.id = l.domain_id
@@ -59,8 +77,8 @@ export async function readTopLinks(db: Db, userId: number, range: StatsRange): P
         )
       : [];
     const live = totals.map((r) => ({ id: Number(r.id), count: Number(r.count), name: r.name, alias: r.alias })).sort(ranked);
-    const hundredth = live.length >= TOP_ROWS ? (live[TOP_ROWS - 1]?.count ?? 0) : 0;
-    if (bound === 0 || bound < hundredth) return live.slice(0, TOP_ROWS).map(toRow);
+    // Exact when nothing left out can reach the 100th live link: every link dropped had less than the threshold.
+    if (bound === 0 || (live.length >= TOP_ROWS && (live[TOP_ROWS - 1]?.count ?? 0) >= threshold)) return live.slice(0, TOP_ROWS).map(toRow);
   }
   return readTopLinksByScan(db, userId, range);
 }
