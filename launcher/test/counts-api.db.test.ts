@@ -66,7 +66,7 @@ describe("visits through the redirect → the API's figures (CONTRACT §21)", ()
     const today = new Date().toISOString().slice(0, 10);
     const summary = await eventually(
       () => api(`/api/v1/stats/${link.id}?name=summary`),
-      (s: { clicks: number; bots: number }) => s.clicks === 5 && s.bots === 5,
+      (s: { clicks: number; bots: number; first_click_at: string; last_click_at: string }) => s.clicks === 5 && s.bots === 5,
     );
     expect(summary).toMatchObject({ clicks: 5, unique_visitors: 2, bots: 5 });
     expect(Date.parse(summary.first_click_at)).toBeGreaterThanOrEqual(began.getTime() - 1000);
