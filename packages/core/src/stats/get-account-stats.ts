@@ -32,57 +32,53 @@ const MAX_DAILY_DEPTH = 4_800;
  */
 export async function readTopLinks(db: Db, userId: number, range: StatsRange): Promise<StatRow[]> {
   for (let depth = TOP_ROWS * 2; depth <= MAX_DAILY_DEPTH; depth *= 4) {
-    // One round trip: each day's busiest links, the bounds, the links that can reach the 100th, and
-    // their exact totals; only those few rows come back.
-    const rows = await queryRows<{ bound: unknown; threshold: unknown; id: unknown; count: unknown; name: string | null; alias: string | null }>(
+    const rows = await queryRows<{ day: string; value: string; count: unknown; rn: unknown }>(
       db,
-      sql`with top as (
-            select d.day::date as day, x.value, x.count, x.rn
-            from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as d(day),
-            lateral (select value, count, row_number() over (order by count desc) as rn from account_stats_daily
-                     where user_id = ${userId} and dimension = 'link' and day = d.day::date
-                     order by count desc limit ${depth}) x
-          ),
-          cut as (select day, count as cutoff from top where rn = ${depth}),
-          b as (select coalesce(sum(cutoff), 0) as bound from cut),
-          seen as (
-            select t.value, sum(t.count) as lower, coalesce(sum(c.cutoff), 0) as seen_cut
-            from top t left join cut c on c.day = t.day
-            group by t.value
-          ),
-          th as (
-            select case when (select bound from b) = 0 then 0
-                        else coalesce((select lower from seen order by lower desc offset ${TOP_ROWS - 1} limit 1), 0) end as threshold
-          ),
-          survivors as (
-            select case when s.value ~ '^[1-9][0-9]{0,8}$' then s.value::int end as id
-            from seen s, b, th
-            where s.lower + b.bound - s.seen_cut >= th.threshold and (b.bound = 0 or th.threshold > b.bound)
-          )
-          select (select bound from b) as bound, (select threshold from th) as threshold, k.id, t.count, k.name, k.alias
-          from (select 1) one
-          left join lateral (
-            select link_id, sum(count) as count from link_stats_daily
-            where link_id in (select id from survivors where id is not null) and dimension = 'clicks'
-              and day between ${range.from}::date and ${range.to}::date
-            group by link_id
-          ) t on true
-          -- One primary-key lookup a survivor (limit 1 keeps it one: a join would read every link of the account).
-          left join lateral (
-            select l.id, l.alias, dm.name from links l join domains dm on dm.id = l.domain_id
-            where l.id = t.link_id and l.user_id = ${userId}
-            limit 1
-          ) k on true`,
+      sql`select d.day::date::text as day, x.value, x.count, x.rn
+          from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as d(day),
+          lateral (select value, count, row_number() over (order by count desc) as rn from account_stats_daily
+                   where user_id = ${userId} and dimension = 'link' and day = d.day::date
+                   order by count desc limit ${depth}) x`,
     );
-    const bound = Number(rows[0]?.bound ?? 0);
-    const threshold = Number(rows[0]?.threshold ?? 0);
-    // Not settled at this depth: a link never read could still reach the 100th.
+    // Each day read to its depth has a cutoff: the smallest count read; a link not read that day had at most that.
+    const cutoffs = new Map<string, number>();
+    const seen = new Map<string, { sum: number; days: Set<string> }>();
+    for (const r of rows) {
+      const count = Number(r.count);
+      if (Number(r.rn) === depth) cutoffs.set(r.day, count);
+      const link = seen.get(r.value) ?? { sum: 0, days: new Set<string>() };
+      link.sum += count;
+      link.days.add(r.day);
+      seen.set(r.value, link);
+    }
+    const bound = [...cutoffs.values()].reduce((a, b) => a + b, 0);
+    // Lower bound: the counts read; upper bound: plus the cutoff of every day it was not read.
+    const lower = [...seen.values()].map((l) => l.sum).sort((a, b) => b - a);
+    const threshold = bound === 0 ? 0 : (lower[TOP_ROWS - 1] ?? 0);
     if (bound > 0 && threshold <= bound) continue;
-    const live = rows
-      .filter((r): r is typeof r & { name: string; alias: string } => r.name !== null && r.alias !== null && Number(r.count) > 0)
-      .map((r) => ({ id: Number(r.id), count: Number(r.count), name: r.name, alias: r.alias }))
-      .sort(ranked);
-    // Exact when nothing left out can reach the 100th live link: every link left out had less than the threshold.
+    const survivors = [...seen.entries()]
+      .filter(([, l]) => {
+        let upper = l.sum;
+        for (const [day, cutoff] of cutoffs) if (!l.days.has(day)) upper += cutoff;
+        return upper >= threshold;
+      })
+      .map(([value]) => value)
+      .filter((v) => /^[1-9]\d{0,8}$/.test(v));
+    const totals = survivors.length
+      ? await queryRows<{ id: unknown; count: unknown; name: string; alias: string }>(
+          db,
+          sql`select k.id, s.count, k.name, k.alias
+              from (select link_id, sum(count) as count from link_stats_daily
+                    where link_id = any(${`{${survivors.join(",")}}`}::int[]) and dimension = 'clicks' and day between ${range.from}::date and ${range.to}::date
+                    group by link_id) s
+              -- One primary-key lookup a link (limit 1 keeps it one: a join would read every link of the account).
+              join lateral (select l.id, l.alias, d.name from links l join domains d on d.id = l.domain_id
+                            where l.id = s.link_id and l.user_id = ${userId} limit 1) k on true
+              where s.count > 0`,
+        )
+      : [];
+    const live = totals.map((r) => ({ id: Number(r.id), count: Number(r.count), name: r.name, alias: r.alias })).sort(ranked);
+    // Exact when nothing left out can reach the 100th live link: every link dropped had less than the threshold.
     if (bound === 0 || (live.length >= TOP_ROWS && (live[TOP_ROWS - 1]?.count ?? 0) >= threshold)) return live.slice(0, TOP_ROWS).map(toRow);
   }
   return readTopLinksByScan(db, userId, range);
@@ -102,10 +98,10 @@ async function readTopLinksByScan(db: Db, userId: number, range: StatsRange): Pr
             order by 2 desc, length(value), value collate "C"
             limit ${candidates}
           )
-          select case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end as id, r.count, d.name, l.alias
+          select case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end as id, r.count, k.name, k.alias
           from ranked r
-          left join links l on l.id = (case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end) and l.user_id = ${userId}
-          left join domains d on d.id = l.domain_id
+          left join lateral (select l.alias, d.name from links l join domains d on d.id = l.domain_id
+                             where l.id = (case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end) and l.user_id = ${userId} limit 1) k on true
           where r.count > 0
           order by r.count desc, length(r.value), r.value collate "C"`,
     );
