@@ -1,0 +1,127 @@
+import { sql } from "drizzle-orm";
+import { queryRows, type Db } from "@shortener/db";
+import type { Ctx } from "../context.ts";
+import { parseInput } from "../validation/fields.ts";
+import { pageOf, readSeries, seriesRange, type StatsPage } from "./get-stats.ts";
+import { readAccountSummary, type StatsSummary } from "./get-stats-summary.ts";
+import type { StatsRange } from "./range.ts";
+import type { StatRow } from "./read-series.ts";
+import { AccountStatsInput, TOP_ROWS, type AccountStatsName } from "./schemas.ts";
+
+/** An account-wide answer: the summary, or one page of a series (CONTRACT §21). */
+export type AccountStats = ({ kind: "summary" } & StatsSummary) | ({ kind: "list" } & StatsPage<Exclude<AccountStatsName, "summary">>);
+
+type LinkTotal = { id: number; count: number; name: string; alias: string };
+
+const toRow = (r: LinkTotal): StatRow => ({ value: `${r.name}/${r.alias}`, id: r.id, count: r.count, link: { domainName: r.name, alias: r.alias } });
+const ranked = (a: LinkTotal, b: LinkTotal) => b.count - a.count || a.id - b.id;
+
+/** The most rows a day the threshold reads before `readTopLinks` adds the whole range up instead. */
+const MAX_DAILY_DEPTH = 4_800;
+
+/**
+ * `links`: the caller's live links ranked by clicks in the range (ties by id), the top 100; `value` is
+ * the short URL (docs/adr/0042-account-wide-statistics.md). A threshold over each day's busiest links
+ * (the partial index `account_stats_daily_link_count_idx`): the `depth` busiest links of every day are
+ * read; a link had at most a day's smallest count read on a day it was not read, so each link read
+ * has a lower bound (its counts read) and an upper bound (plus those cutoffs), and a link never read
+ * at most the sum of the cutoffs. Let the threshold be the 100th lower bound: links whose upper bound
+ * is below it cannot be among the 100, the rest are added up exactly from their own rollups. Exact
+ * once the sum of cutoffs is below the threshold and the 100th live link reaches it; otherwise the
+ * depth grows, and past MAX_DAILY_DEPTH the range is added up link by link.
+ */
+export async function readTopLinks(db: Db, userId: number, range: StatsRange): Promise<StatRow[]> {
+  for (let depth = TOP_ROWS * 2; depth <= MAX_DAILY_DEPTH; depth *= 4) {
+    const rows = await queryRows<{ day: string; value: string; count: unknown; rn: unknown }>(
+      db,
+      sql`select d.day::date::text as day, x.value, x.count, x.rn
+          from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as d(day),
+          lateral (select value, count, row_number() over (order by count desc) as rn from account_stats_daily
+                   where user_id = ${userId} and dimension = 'link' and day = d.day::date
+                   order by count desc limit ${depth}) x`,
+    );
+    // Each day read to its depth has a cutoff: the smallest count read; a link not read that day had at most that.
+    const cutoffs = new Map<string, number>();
+    const seen = new Map<string, { sum: number; days: Set<string> }>();
+    for (const r of rows) {
+      const count = Number(r.count);
+      if (Number(r.rn) === depth) cutoffs.set(r.day, count);
+      const link = seen.get(r.value) ?? { sum: 0, days: new Set<string>() };
+      link.sum += count;
+      link.days.add(r.day);
+      seen.set(r.value, link);
+    }
+    const bound = [...cutoffs.values()].reduce((a, b) => a + b, 0);
+    // Lower bound: the counts read; upper bound: plus the cutoff of every day it was not read.
+    const lower = [...seen.values()].map((l) => l.sum).sort((a, b) => b - a);
+    const threshold = bound === 0 ? 0 : (lower[TOP_ROWS - 1] ?? 0);
+    if (bound > 0 && threshold <= bound) continue;
+    const survivors = [...seen.entries()]
+      .filter(([, l]) => {
+        let upper = l.sum;
+        for (const [day, cutoff] of cutoffs) if (!l.days.has(day)) upper += cutoff;
+        return upper >= threshold;
+      })
+      .map(([value]) => value)
+      .filter((v) => /^[1-9]\d{0,8}$/.test(v));
+    const totals = survivors.length
+      ? await queryRows<{ id: unknown; count: unknown; name: string; alias: string }>(
+          db,
+          sql`select k.id, s.count, k.name, k.alias
+              from (select link_id, sum(count) as count from link_stats_daily
+                    where link_id = any(${`{${survivors.join(",")}}`}::int[]) and dimension = 'clicks' and day between ${range.from}::date and ${range.to}::date
+                    group by link_id) s
+              -- One primary-key lookup a link (limit 1 keeps it one: a join would read every link of the account).
+              join lateral (select l.id, l.alias, d.name from links l join domains d on d.id = l.domain_id
+                            where l.id = s.link_id and l.user_id = ${userId} limit 1) k on true
+              where s.count > 0`,
+        )
+      : [];
+    const live = totals.map((r) => ({ id: Number(r.id), count: Number(r.count), name: r.name, alias: r.alias })).sort(ranked);
+    // Exact when nothing left out can reach the 100th live link: every link dropped had less than the threshold.
+    if (bound === 0 || (live.length >= TOP_ROWS && (live[TOP_ROWS - 1]?.count ?? 0) >= threshold)) return live.slice(0, TOP_ROWS).map(toRow);
+  }
+  return readTopLinksByScan(db, userId, range);
+}
+
+/** The whole range added up link by link, ranked; only the best candidates are joined to the links. */
+async function readTopLinksByScan(db: Db, userId: number, range: StatsRange): Promise<StatRow[]> {
+  for (let candidates = TOP_ROWS * 2; ; candidates *= 8) {
+    // Ranked on the rollups' text values (digits: by length, then bytes, is by number); only the
+    // candidates are cast and joined.
+    const rows = await queryRows<{ id: unknown; count: unknown; name: string | null; alias: string | null }>(
+      db,
+      sql`with ranked as (
+            select value, sum(count) as count from account_stats_daily
+            where user_id = ${userId} and dimension = 'link' and day between ${range.from}::date and ${range.to}::date
+            group by value
+            order by 2 desc, length(value), value collate "C"
+            limit ${candidates}
+          )
+          select case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end as id, r.count, k.name, k.alias
+          from ranked r
+          left join lateral (select l.alias, d.name from links l join domains d on d.id = l.domain_id
+                             where l.id = (case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end) and l.user_id = ${userId} limit 1) k on true
+          where r.count > 0
+          order by r.count desc, length(r.value), r.value collate "C"`,
+    );
+    const live = rows.filter((r): r is typeof r & { name: string; alias: string } => r.name !== null && r.alias !== null);
+    if (live.length >= TOP_ROWS || rows.length < candidates) {
+      return live.slice(0, TOP_ROWS).map((r) => toRow({ id: Number(r.id), count: Number(r.count), name: r.name, alias: r.alias }));
+    }
+  }
+}
+
+/**
+ * CONTRACT §21: every link of the caller at once, from `account_stats_daily` (an index range per
+ * dimension, whatever the number of links). `summary` as for one link; `clicks` a row a day with
+ * `unique` and `bots`; `links` the top 100 links; the breakdowns as §8.
+ */
+export async function getAccountStats({ ctx, input }: { ctx: Ctx; input: AccountStatsInput }): Promise<AccountStats> {
+  const p = parseInput(AccountStatsInput, input);
+  const range = seriesRange(p.name, p, ctx.now());
+  const scope = { userId: ctx.actor.userId };
+  if (p.name === "summary") return { kind: "summary", range, ...(await readAccountSummary(ctx.db, scope, range, ctx.now())) };
+  const rows = p.name === "links" ? await readTopLinks(ctx.db, scope.userId, range) : await readSeries(ctx.db, scope, p.name, range);
+  return { kind: "list", ...pageOf(rows, p.page, p.per_page), name: p.name, range };
+}
