@@ -1,0 +1,87 @@
+import { useId, useState } from "react";
+import { formatCount } from "./series.ts";
+
+export type BreakdownRow = { value: string; count: number };
+
+const SHOWN = 8;
+
+/** Names for codes where the browser knows them: `DE` → "Germany", `de` → "German"; the code itself otherwise. */
+function namer(type: "region" | "language"): (code: string) => string {
+  let names: Intl.DisplayNames | null = null;
+  try {
+    names = new Intl.DisplayNames(["en"], { type });
+  } catch {
+    names = null;
+  }
+  return (code) => {
+    if (!names || !/^[A-Za-z]{2}$/.test(code)) return code;
+    try {
+      const name = names.of(type === "region" ? code.toUpperCase() : code.toLowerCase());
+      return name && name.toLowerCase() !== code.toLowerCase() ? `${name} (${code})` : code;
+    } catch {
+      return code;
+    }
+  };
+}
+export const countryName = namer("region");
+export const languageName = namer("language");
+
+/**
+ * One breakdown (countries, platforms, bots…) as ranked bars: each value, a bar as long as its share of the
+ * largest, its count and its share of the total. The top 8 first; "Show all" opens the rest (the API sends
+ * at most 100 and "Other").
+ */
+export function Breakdown({
+  title,
+  rows,
+  label = (v) => v,
+  isLoading = false,
+  emptyText = "Nothing in this range.",
+}: {
+  title: string;
+  rows: BreakdownRow[];
+  label?: (value: string) => string;
+  isLoading?: boolean;
+  emptyText?: string;
+}) {
+  const id = useId();
+  const [isAll, setAll] = useState(false);
+  const total = rows.reduce((sum, r) => sum + r.count, 0);
+  const max = Math.max(1, ...rows.map((r) => r.count));
+  const shown = isAll ? rows : rows.slice(0, SHOWN);
+  return (
+    <figure className="bars breakdown" aria-labelledby={`${id}-title`}>
+      <figcaption id={`${id}-title`}>{title}</figcaption>
+      {isLoading ? <p className="muted">Loading…</p> : rows.length === 0 ? <p className="muted">{emptyText}</p> : null}
+      {rows.length ? (
+        <table>
+          <caption className="visually-hidden">
+            {title}: value, count, share of {formatCount(total)}
+          </caption>
+          <tbody>
+            {shown.map((r) => {
+              const share = total ? (r.count / total) * 100 : 0;
+              return (
+                <tr key={r.value}>
+                  <th scope="row" title={label(r.value)}>
+                    {label(r.value)}
+                  </th>
+                  <td className="bar-cell" aria-hidden="true">
+                    <span className="bar" style={{ width: `${(r.count / max) * 100}%` }} />
+                  </td>
+                  <td className="num">{formatCount(r.count)}</td>
+                  <td className="num muted share">{share >= 10 || share === 0 ? Math.round(share) : share.toFixed(1)}%</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : null}
+      {rows.length > SHOWN ? (
+        <button type="button" className="link-button" aria-expanded={isAll} onClick={() => setAll((all) => !all)}>
+          {isAll ? `Show the top ${SHOWN}` : `Show all ${rows.length}`}
+        </button>
+      ) : null}
+    </figure>
+  );
+}
