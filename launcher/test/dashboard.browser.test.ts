@@ -271,6 +271,67 @@ describe("the dashboard in a real browser", () => {
     expect(remaining.map((l) => l.alias)).toEqual(["other-two"]);
   }, 180_000);
 
+  it("at 390 × 844: the menu folds behind a Menu button (Escape closes it, focus handled), the filters behind Filters, and the first link row is on the first screen", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${base}/app/`);
+      await page.getByRole("heading", { name: "Links" }).waitFor();
+      const menu = page.getByRole("button", { name: "Menu" });
+      const nav = page.getByRole("navigation", { name: "Main" });
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+      expect(await nav.isVisible()).toBe(false);
+
+      // The first link row is on the first screen, without scrolling, with the filters folded.
+      const row = await page.locator("table.links tbody tr").first().boundingBox();
+      expect(row).not.toBeNull();
+      expect((row?.y ?? 0) + (row?.height ?? 0)).toBeLessThanOrEqual(844);
+      expect(row?.y ?? -1).toBeGreaterThanOrEqual(0);
+      expect(await page.getByLabel("Status").isVisible()).toBe(false);
+      expect(await page.getByLabel("Search", { exact: true }).isVisible()).toBe(true);
+
+      // By keyboard: Enter opens the menu and puts the focus on its first link; Escape closes it and gives the focus back.
+      await menu.focus();
+      await page.keyboard.press("Enter");
+      expect(await menu.getAttribute("aria-expanded")).toBe("true");
+      expect(await nav.isVisible()).toBe(true);
+      expect(await page.evaluate(`document.activeElement?.textContent`)).toBe("Links");
+      await checkAccessibility("menu open (390 px)");
+      await page.keyboard.press("Escape");
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+      expect(await nav.isVisible()).toBe(false);
+      expect(await page.evaluate(`document.activeElement?.getAttribute("aria-controls")`)).toBe("main-menu");
+
+      // Choosing a screen closes the menu; Sign out and the theme are in it too.
+      await menu.click();
+      expect(await page.getByRole("button", { name: "Sign out", exact: true }).isVisible()).toBe(true);
+      await nav.getByRole("link", { name: "Domains" }).click();
+      await page.getByRole("heading", { name: "Domains" }).waitFor();
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+      // A tap outside the open menu closes it.
+      await menu.click();
+      await page.getByRole("heading", { name: "Domains" }).click();
+      expect(await menu.getAttribute("aria-expanded")).toBe("false");
+
+      // Filters: the button opens the panel and says how many are set.
+      await menu.click();
+      await nav.getByRole("link", { name: "Links", exact: true }).click();
+      await page.getByRole("heading", { name: "Links" }).waitFor();
+      const filters = page.getByRole("button", { name: /^Filters/ });
+      expect(await filters.getAttribute("aria-expanded")).toBe("false");
+      await filters.click();
+      expect(await filters.getAttribute("aria-expanded")).toBe("true");
+      await page.getByLabel("Status").selectOption({ label: "Active" });
+      expect(await filters.innerText()).toBe("Filters (1 set)");
+      await checkAccessibility("links with filters open (390 px)");
+      await page.getByLabel("Status").selectOption({ label: "Any" });
+      await filters.click();
+      expect(await page.getByLabel("Status").isVisible()).toBe(false);
+      if (SAVE_SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "links-first-screen-390.png") });
+    } finally {
+      await page.setViewportSize({ width: 1200, height: 860 });
+    }
+  }, 60_000);
+
   it("API keys: creates a links:read key whose secret lists links but cannot create one, then deletes it by keyboard", async () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("heading", { name: "API keys" }).waitFor();
