@@ -226,7 +226,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       adminRoutes(api, deps);
       resourceRoutes(api, deps, serializers, domainVerbs);
       linkToolRoutes(api, deps, serializers, qr);
-      statsRoutes(api, deps);
+      statsRoutes(api, deps, serializers);
       webhookRoutes(api, deps);
       await api.register(async (imports) => importRoutes(imports, deps));
     },

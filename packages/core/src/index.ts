@@ -84,6 +84,17 @@ export {
 export {
   GetStatsInput,
   StatsRangeInput,
+  LinkStatsQueryInput,
+  StatsSummaryInput,
+  AccountStatsInput,
+  DomainVisitsInput,
+  LINK_STATS_NAMES,
+  ACCOUNT_STATS_NAMES,
+  DOMAIN_VISITS_NAMES,
+  TOP_ROWS,
+  type AccountStatsName,
+  type DomainVisitsName,
+  type RankedDimension,
   STAT_NAMES,
   STAT_DIMENSIONS,
   MAX_DAILY_DAYS,
@@ -94,6 +105,9 @@ export {
   type StatDimensionName,
 } from "./stats/schemas.ts";
 export { getStats, type StatsPage } from "./stats/get-stats.ts";
+export { getStatsSummary, type StatsSummary } from "./stats/get-stats-summary.ts";
+export { getAccountStats, type AccountStats } from "./stats/get-account-stats.ts";
+export { getDomainVisits, type DomainVisits, type DomainVisitsSummary } from "./stats/get-domain-visits.ts";
 export { buildStatsReport, OTHER_VALUE, PUBLIC_TOP_VALUES, type StatsReport } from "./stats/build-stats-report.ts";
 export { findStatsLink, type StatsLink } from "./stats/find-stats-link.ts";
 export { UNKNOWN_VALUE, type FoldedValues, type StatRow } from "./stats/read-series.ts";

@@ -3,6 +3,7 @@ import { CreateDomainInput, IdInput } from "@shortener/core";
 import * as resources from "../resources.ts";
 import type { ResourceObject, ResourceSpec } from "../resources.ts";
 import { router, scoped } from "./init.ts";
+import { domainVisitsProcedure } from "./stats.ts";
 import { toDeletedJson, toListJson } from "./lists.ts";
 
 /**
@@ -52,6 +53,8 @@ export const domainsRouter = router({
   verify: scoped("domains:write")
     .input(IdInput)
     .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
+  /** CONTRACT §21: visits to the domain that reached no link (`stats:read`). */
+  visits: domainVisitsProcedure,
 });
 export const spacesRouter = crudRouter(resources.spaces);
 export const pixelsRouter = crudRouter(resources.pixels);

@@ -1,14 +1,28 @@
 import { z } from "zod";
 import { PER_PAGE_VALUES } from "../lists/pagination.ts";
+import { IdInput } from "../validation/id-input.ts";
 import { defaulted, idField, intEnumField, intField, onCreate, stringEnumField } from "../validation/fields.ts";
 
-/** The series of CONTRACT §8, in the order the API documents them. */
-export const STAT_NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;
+/** The series of CONTRACT §8 and §21 (`bots`), in the order the API documents them. */
+export const STAT_NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "bots"] as const;
 export type StatName = (typeof STAT_NAMES)[number];
 
 /** The series that rank values by count (the others are time series). */
 export const STAT_DIMENSIONS = ["country", "platform", "browser", "device", "language", "referrer"] as const;
 export type StatDimensionName = (typeof STAT_DIMENSIONS)[number];
+/** The value series a link's rollups rank: the dimensions of §8 and bots by name (§21). */
+export type RankedDimension = StatDimensionName | "bots";
+
+/** What `GET /api/v1/stats/{id}?name=` takes: the summary (§21) or one series. */
+export const LINK_STATS_NAMES = ["summary", ...STAT_NAMES] as const;
+/** The account-wide calls of `GET /api/v1/stats?name=` (CONTRACT §21). */
+export const ACCOUNT_STATS_NAMES = ["summary", "clicks", "links", ...STAT_DIMENSIONS] as const;
+export type AccountStatsName = (typeof ACCOUNT_STATS_NAMES)[number];
+/** The calls of `GET /api/v1/domains/{id}/visits?name=` (orphan visits, CONTRACT §21). */
+export const DOMAIN_VISITS_NAMES = ["summary", "clicks", "alias"] as const;
+export type DomainVisitsName = (typeof DOMAIN_VISITS_NAMES)[number];
+/** Rows of the top lists of §21 (`links`, `bots`, a domain's unknown aliases). */
+export const TOP_ROWS = 100;
 
 /**
  * Longest range of the daily series `clicks`, in days (both ends included): about ten years (CONTRACT
@@ -52,3 +66,33 @@ export const GetStatsInput = z.object({
   per_page: onCreate(intEnumField("per page", PER_PAGE_VALUES)),
 });
 export type GetStatsInput = z.input<typeof GetStatsInput>;
+
+/** `GET /api/v1/stats/{link_id}` as REST takes it: the summary or a series (then `GetStatsInput` decides). */
+export const LinkStatsQueryInput = GetStatsInput.extend({ name: stringEnumField("name", LINK_STATS_NAMES) });
+export type LinkStatsQueryInput = z.input<typeof LinkStatsQueryInput>;
+
+/** tRPC `stats.summary` and `?name=summary`: one of the caller's links over a range. */
+export const StatsSummaryInput = z.object({
+  link_id: idField("link id"),
+  ...StatsRangeInput.shape,
+});
+export type StatsSummaryInput = z.input<typeof StatsSummaryInput>;
+
+/** `GET /api/v1/stats?name=…` and tRPC `stats.account`: every link of the caller at once. */
+export const AccountStatsInput = z.object({
+  name: stringEnumField("name", ACCOUNT_STATS_NAMES),
+  ...StatsRangeInput.shape,
+  page: defaulted(intField("page", { min: 1, max: 1_000_000 }), 1),
+  per_page: onCreate(intEnumField("per page", PER_PAGE_VALUES)),
+});
+export type AccountStatsInput = z.input<typeof AccountStatsInput>;
+
+/** `GET /api/v1/domains/{id}/visits?name=…` and tRPC `domains.visits`: one of the caller's domains. */
+export const DomainVisitsInput = z.object({
+  ...IdInput.shape,
+  name: stringEnumField("name", DOMAIN_VISITS_NAMES),
+  ...StatsRangeInput.shape,
+  page: defaulted(intField("page", { min: 1, max: 1_000_000 }), 1),
+  per_page: onCreate(intEnumField("per page", PER_PAGE_VALUES)),
+});
+export type DomainVisitsInput = z.input<typeof DomainVisitsInput>;
