@@ -1,7 +1,8 @@
 import { useId, useState } from "react";
+import { Link } from "react-router";
 import { formatCount } from "./series.ts";
 
-export type BreakdownRow = { value: string; count: number };
+export type BreakdownRow = { value: string; count: number; id?: number | undefined };
 
 const SHOWN = 8;
 
@@ -35,22 +36,28 @@ export function Breakdown({
   title,
   rows,
   label = (v) => v,
+  linkTo,
   isLoading = false,
   emptyText = "Nothing in this range.",
+  className = "",
 }: {
   title: string;
   rows: BreakdownRow[];
   label?: (value: string) => string;
+  /** A row's screen in the dashboard (top links: the link's page), if it has one. */
+  linkTo?: (row: BreakdownRow) => string | undefined;
   isLoading?: boolean;
   emptyText?: string;
+  className?: string;
 }) {
   const id = useId();
   const [isAll, setAll] = useState(false);
   const total = rows.reduce((sum, r) => sum + r.count, 0);
   const max = Math.max(1, ...rows.map((r) => r.count));
   const shown = isAll ? rows : rows.slice(0, SHOWN);
+  const to = (row: BreakdownRow) => linkTo?.(row);
   return (
-    <figure className="bars breakdown" aria-labelledby={`${id}-title`}>
+    <figure className={`bars breakdown ${className}`.trim()} aria-labelledby={`${id}-title`}>
       <figcaption id={`${id}-title`}>{title}</figcaption>
       {isLoading ? <p className="muted">Loading…</p> : rows.length === 0 ? <p className="muted">{emptyText}</p> : null}
       {rows.length ? (
@@ -58,13 +65,19 @@ export function Breakdown({
           <caption className="visually-hidden">
             {title}: value, count, share of {formatCount(total)}
           </caption>
+          <colgroup>
+            <col className="c-label" />
+            <col />
+            <col className="c-count" />
+            <col className="c-share" />
+          </colgroup>
           <tbody>
             {shown.map((r) => {
               const share = total ? (r.count / total) * 100 : 0;
               return (
-                <tr key={r.value}>
+                <tr key={r.id ?? r.value}>
                   <th scope="row" title={label(r.value)}>
-                    {label(r.value)}
+                    {to(r) ? <Link to={to(r) ?? ""}>{label(r.value)}</Link> : label(r.value)}
                   </th>
                   <td className="bar-cell" aria-hidden="true">
                     <span className="bar" style={{ width: `${(r.count / max) * 100}%` }} />

@@ -65,7 +65,7 @@ export function TimeChart({ title, points, series = VISIT_SERIES, emptyText = "N
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const x = (i: number) => round(left + (count <= 1 ? plotW / 2 : (i * plotW) / (count - 1)));
   const y = (v: number) => round(PAD.top + plotH - (v / top) * plotH);
-  const labels = dayTicks(count, Math.max(2, Math.floor(plotW / 62)));
+  const labels = dayTicks(count, Math.max(2, Math.floor(plotW / 80)));
   const spansYears = count > 0 && points[0]?.day.slice(0, 4) !== points.at(-1)?.day.slice(0, 4);
   const totals = totalsOf(points);
   const isEmpty = series.every((s) => totals[s.key] === 0);
