@@ -7,6 +7,7 @@ import {
   daysInRange,
   daysOf,
   dayTicks,
+  describeChart,
   fillDays,
   MAX_RANGE_DAYS,
   presetRange,
@@ -227,5 +228,28 @@ describe("the range presets and the address bar", () => {
     }
     const range = { from: "2025-12-01", to: "2026-02-28" };
     expect(rangeFromSearch(searchForRange(new URLSearchParams(), { range }), TODAY)).toMatchObject({ preset: null, range });
+  });
+});
+
+describe("the chart's description for screen readers", () => {
+  const series = [
+    { key: "humans" as const, label: "Humans", tone: "humans" as const },
+    { key: "bots" as const, label: "Bots", tone: "bots" as const },
+  ];
+
+  it("says the range, each series' total and the busiest day", () => {
+    const points = fillDays(
+      [
+        { value: "2026-11-21", count: 5, bots: 2 },
+        { value: "2026-11-24", count: 9, bots: 1 },
+      ],
+      { from: "2026-11-20", to: "2026-11-26" },
+    );
+    expect(describeChart(points, series)).toBe("7 days from 20 Nov 2026 to 26 Nov 2026: 14 humans, 3 bots. Busiest day: 24 Nov 2026 with 9 humans.");
+  });
+
+  it("names no busiest day when every day is zero, and says when there are no days", () => {
+    expect(describeChart(fillDays([], { from: "2026-11-20", to: "2026-11-21" }), series)).toBe("2 days from 20 Nov 2026 to 21 Nov 2026: 0 humans, 0 bots.");
+    expect(describeChart([], series)).toBe("No days to show.");
   });
 });

@@ -191,3 +191,19 @@ export function searchForRange(params: URLSearchParams, choice: { preset: Preset
   }
   return next;
 }
+
+/** A line of the chart: which field of a day it draws, its name, and its look (docs/adr/0043-dashboard-analytics.md). */
+export type ChartSeries = { key: "humans" | "unique" | "bots"; label: string; tone: "humans" | "unique" | "bots" };
+
+/** The chart's description for screen readers: the range, each series' total and the busiest day. */
+export function describeChart(points: readonly DayPoint[], series: readonly ChartSeries[]): string {
+  if (points.length === 0) return "No days to show.";
+  const first = points[0]?.day ?? "";
+  const last = points.at(-1)?.day ?? "";
+  const totals = totalsOf(points);
+  const main = series[0]?.key ?? "humans";
+  const busiest = points.reduce((best, p) => (p[main] > best[main] ? p : best), points[0] ?? { day: "", humans: 0, unique: 0, bots: 0 });
+  const sums = series.map((s) => `${formatCount(totals[s.key])} ${s.label.toLowerCase()}`).join(", ");
+  const peak = busiest[main] > 0 ? ` Busiest day: ${dayLabel(busiest.day, true)} with ${formatCount(busiest[main])} ${series[0]?.label.toLowerCase() ?? ""}.` : "";
+  return `${points.length} days from ${dayLabel(first, true)} to ${dayLabel(last, true)}: ${sums}.${peak}`;
+}
