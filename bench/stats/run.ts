@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import postgres from "postgres";
-import { getStats, recordClicks, type Click, type Ctx } from "@shortener/core";
+import { getAccountStats, getStats, getStatsSummary, recordClicks, type AccountStatsName, type Click, type Ctx } from "@shortener/core";
 import { seededRandom } from "@shortener/core/testing";
 import { pgArray } from "@shortener/db";
 import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
@@ -26,8 +26,10 @@ const RAW_RUNS = Number(process.env.BENCH_RAW_RUNS ?? 8);
 const ADMIN_KEY = `shk_${randomBytes(24).toString("hex")}`;
 const DAY_MS = 86_400_000;
 
-const NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer"] as const;
+const NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "bots"] as const;
 type Name = (typeof NAMES)[number];
+/** The calls of CONTRACT §21 timed beside the series: a link's summary, and every account-wide call. */
+const ACCOUNT_NAMES: readonly AccountStatsName[] = ["summary", "clicks", "links", "country", "platform", "browser", "device", "language", "referrer"];
 const DIMENSIONS = new Set<Name>(["country", "platform", "browser", "device", "language", "referrer"]);
 
 /** A Zipf-like pick from `values`: the first is the most common; index `values.length` means unknown. */
@@ -163,6 +165,7 @@ function rawQuery(sql: postgres.Sql, name: Name, linkId: number, from: string, t
     return sql`select date_trunc('hour', created_at at time zone 'UTC') as hour, sum(count) from clicks
                where link_id = ${linkId} and created_at >= ${lower}::timestamptz and created_at < ${upper}::timestamptz group by 1`;
   }
+  if (name === "bots") return Promise.resolve(null);
   const column = sql(name);
   return sql`select value, count from (
                select coalesce(nullif(${column}, ''), 'Unknown') as value, sum(count) as count from clicks
@@ -211,6 +214,7 @@ async function main(): Promise<void> {
     if (!sql) throw new Error("the benchmark needs PostgreSQL");
     await sql`vacuum analyze clicks`;
     await sql`vacuum analyze link_stats_daily`;
+    await sql`vacuum analyze account_stats_daily`;
     const writes = await measureWrites(server, sql, writeLinkId, end);
     const [sizes] = await sql<Array<{ clicks: string; rollups: string; rollup_rows: string }>>`
       select pg_size_pretty(pg_total_relation_size('clicks')) as clicks, pg_size_pretty(pg_total_relation_size('link_stats_daily')) as rollups,
@@ -226,6 +230,27 @@ async function main(): Promise<void> {
     }
 
     const rows: string[] = [];
+    const extra: string[] = [];
+    for (const [label, query, from] of [
+      ["30 days (default)", "", from30],
+      ["90 days", `&from=${from90}&to=${today}`, from90],
+    ] as const) {
+      const range = query ? { from, to: today } : {};
+      const timings: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
+        [`/stats/{id}?name=summary`, () => call(`/api/v1/stats/${linkId}?name=summary${query}`), () => getStatsSummary({ ctx, input: { link_id: linkId, ...range } })],
+        ...ACCOUNT_NAMES.map((name): [string, () => Promise<unknown>, () => Promise<unknown>] => [
+          `/stats?name=${name}`,
+          () => call(`/api/v1/stats?name=${name}${query}`),
+          () => getAccountStats({ ctx, input: { name, ...range } }),
+        ]),
+      ];
+      for (const [path, viaHttp, inProcess] of timings) {
+        process.stderr.write(`  timing ${path}, ${label}\n`);
+        const http = await time(HTTP_RUNS, 5, async () => void (await viaHttp()));
+        const verb = await time(HTTP_RUNS, 3, async () => void (await inProcess()));
+        extra.push(`| ${path} | ${label} | ${ms(http.p50)} | ${ms(http.p95)} | ${ms(verb.p50)} | ${ms(verb.p95)} |`);
+      }
+    }
     for (const c of cases) {
       process.stderr.write(`  timing ${c.name}, ${c.label}\n`);
       const http = await time(HTTP_RUNS, 5, async () => {
@@ -234,6 +259,10 @@ async function main(): Promise<void> {
       const verb = await time(HTTP_RUNS, 3, async () => {
         await getStats({ ctx, input: { link_id: linkId, name: c.name, ...(c.query ? { from: c.from, to: today } : {}) } });
       });
+      if (c.name === "bots") {
+        rows.push(`| ${c.name} | ${c.label} | ${ms(http.p50)} | ${ms(http.p95)} | ${ms(verb.p50)} | – | – | – |`);
+        continue;
+      }
       const raw = await time(RAW_RUNS, 1, async () => {
         await rawQuery(sql, c.name, linkId, c.from, today);
       });
@@ -253,6 +282,12 @@ async function main(): Promise<void> {
       "| name | range | API p50 ms | API p95 ms | rollups, no HTTP p50 ms | raw clicks p50 ms | raw clicks p95 ms | gain (p50, no HTTP) |",
       "|---|---|---|---|---|---|---|---|",
       ...rows,
+      "",
+      "The summary and the account-wide calls (CONTRACT §21) on the same data: the account is this one link's owner.",
+      "",
+      "| call | range | API p50 ms | API p95 ms | in process p50 ms | in process p95 ms |",
+      "|---|---|---|---|---|---|",
+      ...extra,
       "",
       `Write cost of one ${BATCH.toLocaleString("en-US")}-click batch (p50 of 10, another link): recordClicks with the rollups ${ms(writes.with)} ms; the clicks insert and counter update alone (before this change) ${ms(writes.without)} ms.`,
       `Public page \`/stats/{id}\`, every series, default range: HTML p50 ${ms(page.p50)} ms / p95 ${ms(page.p95)} ms; JSON p50 ${ms(pageJson.p50)} ms / p95 ${ms(pageJson.p95)} ms.`,

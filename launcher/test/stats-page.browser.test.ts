@@ -1,5 +1,6 @@
 import { testDriver } from "@shortener/db/testing";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +18,8 @@ import { apiData, startTestServer, type TestServer } from "./helpers.ts";
 const SCREENSHOT = fileURLToPath(new URL("../../docs/stats-page.png", import.meta.url));
 const ADMIN_KEY = `shk_${"S".repeat(40)}`;
 const DAY = 86_400_000;
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+type AxeResult = { violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> };
 
 let server: TestServer;
 let browser: Chromium;
@@ -171,6 +174,41 @@ describe("the stats page in Chromium", () => {
       await page.waitForURL(/from=/);
       expect(await page.locator("svg#chart-clicks rect.bar").count()).toBeLessThanOrEqual(7);
       expect(await page.locator('.presets a[aria-current="true"]').innerText()).toBe("7 days");
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it("fits a 390 px phone: nothing wider than the screen, the Show button whole, people, unique visitors and bots shown, axe clean", async () => {
+    const id = await createLink({ title: "A link people open on their phones, with a long title that has to wrap" });
+    await seedClicks(id, 13);
+    const page = await browser.newPage();
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      for (const path of [`/stats/${id}?${rangeOf90Days()}`, `/stats/${id}`]) {
+        expect((await page.goto(`${base}${path}`))?.status()).toBe(200);
+        await expect.poll(() => page.locator("svg#chart-clicks rect.bar").count()).toBeGreaterThan(20);
+        expect(await page.evaluate(`document.documentElement.scrollWidth`), path).toBeLessThanOrEqual(390);
+        const show = page.getByRole("button", { name: "Show" });
+        const box = await show.boundingBox();
+        expect(box, path).not.toBeNull();
+        expect(box?.x ?? -1).toBeGreaterThanOrEqual(0);
+        expect((box?.x ?? 0) + (box?.width ?? 0)).toBeLessThanOrEqual(390);
+        const keys = await page.locator(".card .k").allInnerTexts();
+        expect(keys.map((k) => k.toLowerCase())).toEqual(expect.arrayContaining(["clicks", "unique visitors", "bots"]));
+        await page.evaluate(AXE_SOURCE);
+        const result = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as AxeResult;
+        const severe = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+        expect(
+          severe.map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.map((n) => n.target))}`),
+          path,
+        ).toEqual([]);
+      }
+      // The range form still works from the phone: a shorter range redraws.
+      await page.getByRole("link", { name: "7 days" }).click();
+      await page.waitForURL(/from=/);
+      expect(await page.locator("svg#chart-clicks rect.bar").count()).toBeLessThanOrEqual(7);
+      expect(await page.evaluate(`document.documentElement.scrollWidth`)).toBeLessThanOrEqual(390);
     } finally {
       await page.close();
     }

@@ -5,8 +5,8 @@ import type { ValidateFunction } from "ajv";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApi, DEFAULT_API_CONFIG, getOpenApiDocument, registeredRoutes, scopeOfRoutes } from "../src/index.ts";
-import { startTestDns, type TestDns } from "@shortener/core/testing";
-import { API_KEY_SCOPES } from "@shortener/core";
+import { startTestDns, testClick, type TestDns } from "@shortener/core/testing";
+import { API_KEY_SCOPES, recordClicks } from "@shortener/core";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
 // ajv-formats is CommonJS: NodeNext types its default import as the module object, vitest hands over the function.
@@ -50,7 +50,8 @@ function schemaOf(path: string, method: string, status: number): ValidateFunctio
   if (!response) throw new Error(`the document declares no ${status} for ${key}`);
   if (response.$ref) response = resolve(response.$ref);
   const schema = response.content["application/json"].schema as Json;
-  const compiled = ajv.compile(schema.$ref ? { $ref: `${DOC_ID}${schema.$ref}` } : schema);
+  // References inside an inline schema (a oneOf of two responses) point into the document too.
+  const compiled = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)) as Json);
   validators.set(key, compiled);
   return compiled;
 }
@@ -201,6 +202,21 @@ describe("live responses match the schemas the document declares", () => {
     expect((await checked(api.app, key, "delete", "/links/{id}", `/links/${id}`)).body).toEqual({ id, object: "link", deleted: true, status: 200 });
     expect((await checked(api.app, key, "delete", "/links/{id}", `/links/${id}`)).status).toBe(404);
     expect((await checked(api.app, undefined, "get", "/links", "/links")).status).toBe(401);
+  });
+
+  it("statistics (CONTRACT §8, §21): a link's summary and series, the account's, a domain's orphan visits, 404 and 422", async () => {
+    const owner = await createOwner(api);
+    const key = owner.user.apiKey;
+    const link = (await checked(api.app, key, "post", "/links", "/links", { form: { url: "https://example.com/counted", domain_id: String(owner.domain.id) } })).body.data;
+    await recordClicks(api.database.db, [testClick(link.id, new Date().toISOString(), { country: "DE" })]);
+    const summary = await checked(api.app, key, "get", "/stats/{id}", `/stats/${link.id}?name=summary`);
+    expect(summary.body.data).toMatchObject({ clicks: 1, bots: 0 });
+    for (const name of ["clicks", "clicks_hour", "country", "bots"]) expect((await checked(api.app, key, "get", "/stats/{id}", `/stats/${link.id}?name=${name}`)).status).toBe(200);
+    expect((await checked(api.app, key, "get", "/stats/{id}", "/stats/99999999?name=summary")).status).toBe(404);
+    for (const name of ["summary", "clicks", "links", "referrer"]) expect((await checked(api.app, key, "get", "/stats", `/stats?name=${name}`)).status).toBe(200);
+    expect((await checked(api.app, key, "get", "/stats", "/stats?name=nope")).status).toBe(422);
+    for (const name of ["summary", "clicks", "alias"]) expect((await checked(api.app, key, "get", "/domains/{id}/visits", `/domains/${owner.domain.id}/visits?name=${name}`)).status).toBe(200);
+    expect((await checked(api.app, key, "get", "/domains/{id}/visits", "/domains/99999999/visits?name=summary")).status).toBe(404);
   });
 
   it("links in bulk (CONTRACT §17): PATCH and DELETE /links, 200 and 422", async () => {

@@ -21,6 +21,8 @@ const procedures = Object.entries((appRouter._def as unknown as { procedures: Re
 let api: TestApi;
 /** scope → [a key with only it, a key with every other scope]. */
 const keys = new Map<Scope, { only: string; allBut: string }>();
+/** The query a read without an id needs to answer 200 (the account-wide statistics need a `name`). */
+const READ_QUERY: Record<string, string> = { "/api/v1/stats": "?name=summary" };
 /** An id no row has: a route with an id answers 404 with the right scope, never 401/403. */
 const MISSING_ID = "2147483000";
 
@@ -78,7 +80,7 @@ describe("REST: every operation under /api/v1 × its scope", () => {
     for (const route of routes) {
       const scope = route.scope as Scope;
       seen.add(scope);
-      const url = route.url.replace(/:[A-Za-z_]+/g, MISSING_ID);
+      const url = route.url.replace(/:[A-Za-z_]+/g, MISSING_ID) + (route.method === "GET" ? (READ_QUERY[route.url] ?? "") : "");
       const { only, allBut } = keysOf(scope);
       const refused = await api.call(allBut, route.method as "GET", url, route.method === "GET" ? undefined : {});
       expect(refused.status, `${route.method} ${route.url} without ${scope}`).toBe(403);
@@ -111,6 +113,8 @@ describe("REST: every operation under /api/v1 × its scope", () => {
     expect(scopeOf("PATCH", "/spaces/:id")).toBe("links:write");
     expect(scopeOf("GET", "/pixels")).toBe("links:read");
     expect(scopeOf("GET", "/stats/:id")).toBe("stats:read");
+    expect(scopeOf("GET", "/stats")).toBe("stats:read");
+    expect(scopeOf("GET", "/domains/:id/visits")).toBe("stats:read");
     expect(scopeOf("POST", "/imports")).toBe("imports:write");
     expect(scopeOf("GET", "/imports/:id")).toBe("imports:write");
     expect(scopeOf("POST", "/webhooks")).toBe("account");
@@ -141,6 +145,12 @@ describe("tRPC: every procedure × its scope", () => {
     expect(procedures.length).toBeGreaterThan(40);
     for (const p of procedures) expect(API_KEY_SCOPES, p.name).toContain(p.scope);
     expect(procedures.map((p) => p.name)).toEqual(expect.arrayContaining(["account.apiKeys.list", "account.apiKeys.create", "account.apiKeys.delete"]));
+    expect(procedures.filter((p) => ["stats.get", "stats.summary", "stats.account", "domains.visits"].includes(p.name)).map((p) => p.scope)).toEqual([
+      "stats:read",
+      "stats:read",
+      "stats:read",
+      "stats:read",
+    ]);
   });
 
   it("a key without the procedure's scope: 403 FORBIDDEN; with exactly that scope: never 401/403", async () => {

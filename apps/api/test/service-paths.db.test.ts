@@ -95,6 +95,8 @@ describe("the service's paths are reserved (core's SERVICE_PATHS and RESERVED_PA
     ["/api?x=1", true],
     ["/trpc/links.list?input=%7B%7D", true],
     ["/stats/12", true],
+    ["/api/v1/stats?name=summary", true],
+    ["/api/v1/domains/3/visits?name=alias", true],
     ["/healthz", true],
     ["/healthz?probe=1", true],
     ["/readyz", true],

@@ -50,9 +50,9 @@ describe("GET /api/v1/stats/{link_id} (CONTRACT §8)", () => {
     const res = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=clicks`);
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(30);
-    expect(res.body.data[0]).toEqual({ value: daysAgo(29), count: 0 });
-    expect(res.body.data[26]).toEqual({ value: daysAgo(3), count: 2 });
-    expect(res.body.data[29]).toEqual({ value: today(), count: 1 });
+    expect(res.body.data[0]).toEqual({ value: daysAgo(29), count: 0, unique: 0, bots: 0 });
+    expect(res.body.data[26]).toEqual({ value: daysAgo(3), count: 2, unique: 0, bots: 0 });
+    expect(res.body.data[29]).toEqual({ value: today(), count: 1, unique: 0, bots: 0 });
     expect(res.body.meta).toMatchObject({ current_page: 1, from: 1, to: 30, last_page: 1, per_page: 30, total: 30 });
     expect(res.body.meta.path).toBe(`http://localhost:80/api/v1/stats/${link.id}`);
     expect(res.body.links.first).toBe(`http://localhost:80/api/v1/stats/${link.id}?name=clicks&page=1`);
@@ -66,7 +66,7 @@ describe("GET /api/v1/stats/{link_id} (CONTRACT §8)", () => {
     ]);
     const hours = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=clicks_hour&from=${daysAgo(3)}&to=${daysAgo(3)}`);
     expect(hours.body.data).toHaveLength(24);
-    expect(hours.body.data[12]).toEqual({ value: `${daysAgo(3)}T12:00Z`, count: 1 });
+    expect(hours.body.data[12]).toEqual({ value: `${daysAgo(3)}T12:00Z`, count: 1, bots: 0 });
   });
 
   it("pages when per_page is given, with links that keep the filters", async () => {
@@ -97,8 +97,8 @@ describe("GET /api/v1/stats/{link_id} (CONTRACT §8)", () => {
   });
 
   it.each([
-    ["a bad name", "name=os", { name: ["The name must be one of clicks, clicks_hour, country, platform, browser, device, language, referrer."] }],
-    ["no name", "", { name: ["The name must be one of clicks, clicks_hour, country, platform, browser, device, language, referrer."] }],
+    ["a bad name", "name=os", { name: ["The name must be one of summary, clicks, clicks_hour, country, platform, browser, device, language, referrer, bots."] }],
+    ["no name", "", { name: ["The name must be one of summary, clicks, clicks_hour, country, platform, browser, device, language, referrer, bots."] }],
     ["bad dates", "name=clicks&from=2026-13-01&to=tomorrow", { from: ["The from date must be a date in the format YYYY-MM-DD."], to: ["The to date must be a date in the format YYYY-MM-DD."] }],
     ["from after to", "name=clicks&from=2026-03-02&to=2026-03-01", { from: ["The from date must be a date before or equal to the to date."] }],
     ["clicks_hour over 31 days", "name=clicks_hour&from=2026-01-01&to=2026-02-01", { from: ["The range of clicks_hour may span at most 31 days."] }],
@@ -199,7 +199,9 @@ describe("the public stats page /stats/{link_id}", () => {
     expect(res.body).toContain("<title>Germany: 2 clicks (67%)</title>");
     expect(res.body).toContain(">Japan</text>");
     expect(res.body).toContain(">German</text>");
-    expect(res.body).toMatch(/<p class="k">Total clicks<\/p><p class="v">3<\/p>/);
+    expect(res.body).toMatch(/<p class="k">Clicks<\/p><p class="v">3<\/p>/);
+    expect(res.body).toMatch(/<p class="k">Unique visitors<\/p><p class="v">0<\/p>/);
+    expect(res.body).toMatch(/<p class="k">Bots<\/p><p class="v">0<\/p>/);
 
     const head = await api.app.inject({ method: "HEAD", url: `/stats/${link.id}` });
     expect(head.statusCode).toBe(200);
@@ -210,8 +212,15 @@ describe("the public stats page /stats/{link_id}", () => {
     expect(data.status).toBe(200);
     const body = data.json();
     expect(body.status).toBe(200);
-    expect(body.data).toMatchObject({ link: { id: link.id, short_url: link.short_url, title: `<script>alert("t")</script> & co` }, from: daysAgo(29), to: today(), total: 3 });
-    expect(Object.keys(body.data.series).sort()).toEqual(["browser", "clicks", "clicks_hour", "country", "device", "language", "platform", "referrer"]);
+    expect(body.data).toMatchObject({
+      link: { id: link.id, short_url: link.short_url, title: `<script>alert("t")</script> & co` },
+      from: daysAgo(29),
+      to: today(),
+      total: 3,
+      unique_visitors: 0,
+      bots: 0,
+    });
+    expect(Object.keys(body.data.series).sort()).toEqual(["bots", "browser", "clicks", "clicks_hour", "country", "device", "language", "platform", "referrer"]);
     expect(body.data.series.country).toEqual([
       { value: "DE", count: 2 },
       { value: "JP", count: 1 },

@@ -51,22 +51,56 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     }
   }
 
+  /**
+   * The visitors not yet seen in this buffer's rows, per link: a row keeps the distinct visitors of its
+   * clicks (identical clicks may be different people), and a visitor already waiting in another row of
+   * its link adds nothing (docs/adr/0041-unique-visitors-and-orphan-visits.md). Emptied with the rows.
+   */
+  let seen = new Map<number, Set<string>>();
+  /** Visitors held in rows: past `maxBuffered` × 4 (a long outage), new ones are no longer kept. */
+  let heldVisitors = 0;
+
+  /** The click's visitors not yet held for its link (undefined: none), now marked as held. */
+  function freshVisitors(click: Click): string[] | undefined {
+    const visitors = click.visitors;
+    if (!visitors?.length || heldVisitors >= options.maxBuffered * 4) return undefined;
+    let held = seen.get(click.linkId);
+    if (!held) seen.set(click.linkId, (held = new Set()));
+    let fresh: string[] | undefined;
+    for (const visitor of visitors) {
+      if (held.has(visitor)) continue;
+      held.add(visitor);
+      (fresh ??= []).push(visitor);
+    }
+    if (fresh) heldVisitors += fresh.length;
+    return fresh;
+  }
+
   /** Adds a click (or a group of them) to the row of its group, opening the row if it is the first. */
   function keep(click: Click): void {
     const n = click.count ?? 1;
     const at = Math.floor(click.at.getTime() / 1000);
-    // Down the index: link, second, counted, then the traits; the referrer finds the row.
+    // Down the index: link, second, counted, bot, then the traits; the referrer finds the row.
     let level = index;
-    const path = [click.linkId, at, click.counted, click.country, click.platform, click.browser, click.device, click.language];
+    const path = [click.linkId, at, click.counted, click.bot ?? null, click.country, click.platform, click.browser, click.device, click.language];
     for (const key of path) {
       let next = level.get(key) as Index | undefined;
       if (!next) level.set(key, (next = new Map()));
       level = next;
     }
+    const fresh = freshVisitors(click);
     const row = level.get(click.referrer) as Click | undefined;
-    if (row) row.count = (row.count ?? 1) + n;
-    else {
-      const opened = { ...click, count: n };
+    if (row) {
+      row.count = (row.count ?? 1) + n;
+      // A row's list is always one `freshVisitors` made: this buffer's own, safe to extend.
+      if (fresh) {
+        if (row.visitors) (row.visitors as string[]).push(...fresh);
+        else row.visitors = fresh;
+      }
+    } else {
+      const opened: Click = { ...click, count: n };
+      if (fresh) opened.visitors = fresh;
+      else delete opened.visitors;
       level.set(click.referrer, opened);
       rows.push(opened);
     }
@@ -81,6 +115,8 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     const kept = rows.slice(excess);
     rows = [];
     index = new Map();
+    seen = new Map();
+    heldVisitors = 0;
     for (const row of kept) keep(row);
     log?.error({ dropped: lost, droppedInAll: dropped }, "click buffer full: dropped the oldest clicks");
     events?.dropped(lost);
@@ -92,6 +128,8 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     const takenRotations = rotations;
     rows = [];
     index = new Map();
+    seen = new Map();
+    heldVisitors = 0;
     rotations = new Map();
     for (const group of taken) group.rotation = takenRotations.get(group.linkId) ?? null;
     writing = taken.reduce((n, g) => n + (g.count ?? 1), 0);
@@ -114,6 +152,8 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
           const newer = rows;
           rows = [];
           index = new Map();
+          seen = new Map();
+          heldVisitors = 0;
           for (const row of unwritten) keep(row);
           for (const row of newer) keep(row);
           for (const [linkId, rotation] of takenRotations) if (!rotations.has(linkId)) rotations.set(linkId, rotation);

@@ -1,20 +1,35 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { chooseDestination, isClickLimited, mergeQuery, noteAdmission, visitorFactsFor, type VisitLink } from "@shortener/core";
+import { chooseDestination, isClickLimited, mergeQuery, noteAdmission, visitorFactsFor, type Click, type VisitLink } from "@shortener/core";
+import { botOf } from "./bots.ts";
 import type { ClickBuffer } from "./clicks.ts";
 import type { RedirectConfig } from "./deps.ts";
 import type { LimitedCounter } from "./limited.ts";
+import type { OrphanBuffer } from "./orphans.ts";
 import { pixelPage } from "./pixels.ts";
 import type { RequestFacts } from "./request-facts.ts";
 import { sendExpired, sendPage, sendRedirect } from "./respond.ts";
 import { describeAgent, languagesOf, referrerHost, type AgentInfo } from "./traits.ts";
+import type { VisitorHasher } from "./visitors.ts";
 
 /** Steps 7–11 of CONTRACT §7 for a visit that passed its gate: the destination, the response, the click. */
-export type Deliver = (req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>) => Promise<void> | void;
+export type Deliver = ((req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>) => Promise<void> | void) & {
+  /** Resolves once every click waiting for its day's visitor salt is in the click buffer (flush, close). */
+  settled(): Promise<void>;
+};
 
-export function createDelivery(parts: { config: Pick<RedirectConfig, "redirectStatus">; facts: RequestFacts; limited: LimitedCounter; clicks: ClickBuffer }): Deliver {
-  const { config, facts, limited, clicks } = parts;
+export function createDelivery(parts: {
+  config: Pick<RedirectConfig, "redirectStatus">;
+  facts: RequestFacts;
+  limited: LimitedCounter;
+  clicks: ClickBuffer;
+  visitors: VisitorHasher;
+  orphans: OrphanBuffer;
+}): Deliver {
+  const { config, facts, limited, clicks, visitors, orphans } = parts;
   /** Rotation turns served by this process, per link (from the link's `last_rotation` on first use). */
   const rotations = new Map<number, number>();
+  /** Clicks whose visitor waits for the day's salt (the first visits of a day the process had none for). */
+  const waiting = new Set<Promise<void>>();
 
   function nextRotation(link: VisitLink): number {
     const next = (rotations.get(link.id) ?? link.lastRotation ?? -1) + 1;
@@ -23,27 +38,34 @@ export function createDelivery(parts: { config: Pick<RedirectConfig, "redirectSt
   }
 
   /**
-   * Synchronous unless the link is click-limited: then the visit waits for its admission (core's
-   * expiration rule, counted in the database), and the returned promise says when it is done.
+   * Synchronous unless the link is click-limited: then a person's visit waits for its admission (core's
+   * expiration rule, counted in the database), and the returned promise says when it is done. Every
+   * visit is classified (CONTRACT §21): a person's is a click; a bot's (HEAD, a prefetch, no User-Agent,
+   * a crawler: `botOf`) is still sent on, but counted only as a bot visit, never admitted against
+   * `expiration_clicks`.
    */
   function deliver(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>): Promise<void> | void {
-    const isHead = req.method === "HEAD";
     const agent = describeAgent(req.headers["user-agent"]);
-    const isCounted = !isHead && !agent.isBot;
-    if (isCounted && isClickLimited(link)) {
+    const bot = botOf(req, agent);
+    if (bot === null && isClickLimited(link)) {
       return limited.count(link.id).then((count) => {
         // The cached link learns its new count, or that it is used up: the next visits are then
         // answered "expired" from memory.
         noteAdmission(link, count);
-        if (count === null) return sendExpired(res, link, isHead);
-        send(req, res, link, query, now, agent, isCounted, extraHeaders);
+        if (count === null) {
+          // Visitor N+1 of a click-limited link: an orphan visit of its domain (expired).
+          orphans.record(link.domainId, "expired", now, null);
+          return sendExpired(res, link, false);
+        }
+        send(req, res, link, query, now, agent, bot, extraHeaders);
       });
     }
-    send(req, res, link, query, now, agent, isCounted, extraHeaders);
+    send(req, res, link, query, now, agent, bot, extraHeaders);
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, agent: AgentInfo, isCounted: boolean, extraHeaders?: Record<string, string>): void {
+  function send(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, agent: AgentInfo, bot: string | null, extraHeaders?: Record<string, string>): void {
     const isHead = req.method === "HEAD";
+    const isCounted = bot === null;
     // A counted click records the country and language whatever the link targets.
     const needs = visitorFactsFor(link.targetType);
     const country = needs.country || isCounted ? facts.countryOf(req) : null;
@@ -52,7 +74,7 @@ export function createDelivery(parts: { config: Pick<RedirectConfig, "redirectSt
     const location = mergeQuery(choice.url, query);
 
     // HEAD and bots are sent straight on (CONTRACT §7 step 11, §15), like visitors who ask not to be tracked.
-    const skipPixels = isHead || agent.isBot || req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
+    const skipPixels = !isCounted || req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
     if (link.pixels.length && !skipPixels) {
       const page = pixelPage(link.pixels, location);
       sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });
@@ -60,21 +82,40 @@ export function createDelivery(parts: { config: Pick<RedirectConfig, "redirectSt
       sendRedirect(res, config.redirectStatus, location, extraHeaders);
     }
 
-    if (isCounted) {
-      clicks.add({
-        linkId: link.id,
-        at: now,
-        country,
-        platform: agent.platform,
-        browser: agent.browser,
-        device: agent.device,
-        language: languages[0] ?? null,
-        referrer: referrerHost(req),
-        counted: isClickLimited(link),
-        rotation: choice.rotation,
+    if (!isCounted) {
+      clicks.add({ linkId: link.id, at: now, country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, bot });
+      return;
+    }
+    const click: Click = {
+      linkId: link.id,
+      at: now,
+      country,
+      platform: agent.platform,
+      browser: agent.browser,
+      device: agent.device,
+      language: languages[0] ?? null,
+      referrer: referrerHost(req),
+      counted: isClickLimited(link),
+      rotation: choice.rotation,
+    };
+    // The visitor is hashed now, under the day's salt: only the hash goes on with the click.
+    const visitor = visitors.visitorOf(req, link.id, now);
+    if (typeof visitor === "string") {
+      click.visitors = [visitor];
+      clicks.add(click);
+    } else {
+      const added = visitor.then((v) => {
+        if (v !== null) click.visitors = [v];
+        clicks.add(click);
       });
+      waiting.add(added);
+      void added.finally(() => waiting.delete(added));
     }
   }
 
-  return deliver;
+  return Object.assign(deliver, {
+    async settled(): Promise<void> {
+      while (waiting.size) await Promise.all([...waiting]);
+    },
+  });
 }

@@ -4,6 +4,7 @@ import type { FailedTries } from "@shortener/web-guard";
 import type { CacheOptions } from "./cache.ts";
 import type { ClickBufferOptions } from "./clicks.ts";
 import type { GeoIp } from "./geoip.ts";
+import type { OrphanBufferOptions } from "./orphans.ts";
 
 export type RedirectConfig = {
   redirectStatus: 301 | 302 | 307 | 308;
@@ -14,6 +15,8 @@ export type RedirectConfig = {
   /** Read the visitor's country from this request header (lower-case name) instead of GeoIP. */
   geoCountryHeader: string | undefined;
   clickBuffer: ClickBufferOptions;
+  /** How orphan visits are buffered (CONTRACT §21); omitted: DEFAULT_ORPHAN_BUFFER. */
+  orphanBuffer?: OrphanBufferOptions;
   cache: CacheOptions;
   /** Scheme of the `short_url` a QR code encodes, as the API's SHORT_URL_SCHEME; undefined: https, http for localhost and IPs. */
   shortUrlScheme?: UrlScheme | undefined;

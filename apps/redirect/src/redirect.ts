@@ -2,18 +2,22 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { gateVisit, verifyPassword, type ServedDomain, type VisitLink } from "@shortener/core";
 import { isConnectionError } from "@shortener/db";
 import { createFailedTries, createPostgresStore, loggableError } from "@shortener/web-guard";
+import { botOf } from "./bots.ts";
 import { createResolver } from "./cache.ts";
 import { createClickBuffer } from "./clicks.ts";
 import { createDelivery } from "./deliver.ts";
 import type { RedirectDeps, VisitRecord } from "./deps.ts";
 import { loadGeoIp } from "./geoip.ts";
 import { createLimitedCounter } from "./limited.ts";
+import { createOrphanBuffer, DEFAULT_ORPHAN_BUFFER } from "./orphans.ts";
 import { DISABLED_PAGE, MESSAGE_PAGE_CSP, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, UNAVAILABLE_PAGE, UNKNOWN_HOST_PAGE, messagePage, passwordPage } from "./pages.ts";
 import { hasValidPass, passCookie, readFormBody } from "./password.ts";
 import { createQrResponder } from "./qr.ts";
 import { createRequestFacts } from "./request-facts.ts";
 import { sendExpired, sendMethodNotAllowed, sendNotFound, sendPage, sendRedirect } from "./respond.ts";
+import { describeAgent } from "./traits.ts";
 import { parseVisitPath } from "./visit-path.ts";
+import { createVisitorHasher } from "./visitors.ts";
 
 export type RedirectApp = {
   /** A node:http request handler for every visitor path. */
@@ -22,7 +26,7 @@ export type RedirectApp = {
   start(): Promise<void>;
   /** Writes every buffered click and stops listening. */
   close(): Promise<void>;
-  /** Writes buffered clicks now (tests, shutdown). */
+  /** Writes buffered clicks and orphan visits now (tests, shutdown, a backup). */
   flushClicks(): Promise<void>;
   /** Clicks waiting in memory to be written, and clicks dropped because too many were waiting (CONTRACT §16). */
   clickStats(): { pending: number; dropped: number };
@@ -39,10 +43,17 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log, deps.clickEvents);
   let geo = deps.geoIp;
   const facts = createRequestFacts(config, () => geo);
-  const deliver = createDelivery({ config, facts, limited: createLimitedCounter(clicksDb, deps.now), clicks });
+  const visitors = createVisitorHasher(clicksDb, deps.now, facts.clientIp, deps.log);
+  const orphans = createOrphanBuffer(clicksDb, config.orphanBuffer ?? DEFAULT_ORPHAN_BUFFER, deps.log);
+  const deliver = createDelivery({ config, facts, limited: createLimitedCounter(clicksDb, deps.now), clicks, visitors, orphans });
   const ownsFailedTries = !deps.failedTries;
   const failedTries = deps.failedTries ?? createFailedTries({ store: createPostgresStore(deps.database), now: () => deps.now().getTime(), ...(deps.log ? { log: deps.log } : {}) });
   const { clientIp, isSecure } = facts;
+
+  /** An orphan visit (CONTRACT §21): a person's under its kind, a bot's under `bots`. */
+  function orphan(req: IncomingMessage, domainId: number, kind: "index" | "not_found" | "disabled" | "expired", alias?: string): void {
+    orphans.record(domainId, kind, deps.now(), botOf(req, describeAgent(req.headers["user-agent"])), alias);
+  }
   const sendQr = createQrResponder(config, deps.now);
 
   /**
@@ -62,8 +73,14 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     const now = deps.now();
     const cookie = passCookie({ secret: config.secret, linkId: link.id, alias: link.alias, passwordHash, now, isSecure: isSecure(req) });
     const gate = gateVisit(link, now, { hasPasswordPass: true });
-    if (gate === "disabled") return sendPage(res, 404, DISABLED_PAGE, false);
-    if (gate === "expired") return sendExpired(res, link, false);
+    if (gate === "disabled") {
+      orphan(req, link.domainId, "disabled");
+      return sendPage(res, 404, DISABLED_PAGE, false);
+    }
+    if (gate === "expired") {
+      orphan(req, link.domainId, "expired");
+      return sendExpired(res, link, false);
+    }
     return deliver(req, res, link, query, now, { "set-cookie": cookie });
   }
 
@@ -84,22 +101,31 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
 
     const path = parseVisitPath(req.url ?? "/");
     if (path.kind === "index") {
+      orphan(req, domain.id, "index");
       if (domain.indexPage) return sendRedirect(res, 302, domain.indexPage);
       return sendPage(res, 404, NOT_FOUND_PAGE, isHead);
     }
-    if (path.kind === "none") return sendNotFound(res, domain, isHead);
+    if (path.kind === "none") {
+      // Not an alias's shape (a dot, a slash…): not found, but not named as an alias tried.
+      orphan(req, domain.id, "not_found");
+      return sendNotFound(res, domain, isHead);
+    }
     const { query } = path;
     if (path.kind === "qr") {
       const found = resolver.link(domain.id, path.alias);
       return found instanceof Promise ? found.then((link) => sendQr(req, res, domain, link, query)) : sendQr(req, res, domain, found, query);
     }
-    const link = resolver.link(domain.id, path.alias);
-    return link instanceof Promise ? link.then((found) => visitLink(req, res, domain, found, query)) : visitLink(req, res, domain, link, query);
+    const { alias } = path;
+    const link = resolver.link(domain.id, alias);
+    return link instanceof Promise ? link.then((found) => visitLink(req, res, domain, found, alias, query)) : visitLink(req, res, domain, link, alias, query);
   }
 
-  function visitLink(req: IncomingMessage, res: ServerResponse, domain: ServedDomain, link: VisitLink | null, query: string): Promise<void> | void {
+  function visitLink(req: IncomingMessage, res: ServerResponse, domain: ServedDomain, link: VisitLink | null, alias: string, query: string): Promise<void> | void {
     const isHead = req.method === "HEAD";
-    if (!link) return sendNotFound(res, domain, isHead);
+    if (!link) {
+      orphan(req, domain.id, "not_found", alias);
+      return sendNotFound(res, domain, isHead);
+    }
 
     if (req.method === "POST") {
       if (!link.passwordHash) {
@@ -112,8 +138,10 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
     const hasPass = link.passwordHash ? hasValidPass(req, { secret: config.secret, linkId: link.id, passwordHash: link.passwordHash, now }) : true;
     switch (gateVisit(link, now, { hasPasswordPass: hasPass })) {
       case "disabled":
+        orphan(req, link.domainId, "disabled");
         return sendPage(res, 404, DISABLED_PAGE, isHead);
       case "expired":
+        orphan(req, link.domainId, "expired");
         return sendExpired(res, link, isHead);
       case "password":
         return sendPage(res, 200, passwordPage(false), isHead);
@@ -156,11 +184,17 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       // Country targeting must work from the first visit: wait for the data (about a second).
       await geo.ready.catch((error: unknown) => deps.log?.error({ err: error }, "GeoIP data could not be loaded: countries will be unknown"));
       await resolver.start();
+      // Today's visitor salt, so the first visits hash at once (a failure is logged: they wait for it).
+      await visitors.start();
     },
-    flushClicks: () => clicks.flush(),
+    flushClicks: async () => {
+      await deliver.settled();
+      await Promise.all([clicks.flush(), orphans.flush()]);
+    },
     clickStats: () => ({ pending: clicks.pending, dropped: clicks.dropped }),
     async close() {
-      await clicks.close();
+      await deliver.settled();
+      await Promise.all([clicks.close(), orphans.close()]);
       await resolver.stop();
       if (ownsFailedTries) await failedTries.close();
     },

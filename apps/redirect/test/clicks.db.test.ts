@@ -1,16 +1,10 @@
-import { freePort } from "@shortener/db/testing";
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import type { Click } from "@shortener/core";
 import { openTestDb } from "@shortener/core/testing";
-import { testDriver } from "@shortener/db/testing";
 import { clicks, links, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClickBuffer } from "../src/clicks.ts";
-import { createSite, httpRequest, startVisitor } from "./helpers.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+import { createSite, httpRequest, startTwoSides, startVisitor } from "./helpers.ts";
 
 let database: Database & { url?: string };
 beforeAll(async () => {
@@ -29,48 +23,7 @@ async function clickCount(linkId: number): Promise<number> {
   return Number(row?.n);
 }
 
-/** Two visitor sides on one database: real processes on Postgres; two in-process apps on PGlite (single-process by nature). */
-type Side = { port: number; stop(): Promise<void> };
-
-async function startProcess(url: string): Promise<Side> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), SERVICES: "redirect", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "10" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((ok) => child.once("exit", (code) => ok(code)));
-  for (let i = 0; ; i++) {
-    if (output.includes("is running at")) break;
-    if (i > 300 || child.exitCode !== null) throw new Error(`redirect process did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    async stop() {
-      child.kill("SIGTERM");
-      const code = await exited;
-      if (code !== 0) throw new Error(`redirect process exited with ${code}:\n${output}`);
-    },
-  };
-}
-
-async function startTwo(): Promise<[Side, Side]> {
-  if (testDriver() === "postgres") {
-    const url = database.url;
-    if (!url) throw new Error("no database url");
-    return Promise.all([startProcess(url), startProcess(url)]);
-  }
-  const a = await startVisitor(database);
-  const b = await startVisitor(database);
-  return [
-    { port: a.port, stop: () => a.close() },
-    { port: b.port, stop: () => b.close() },
-  ];
-}
+const startTwo = () => startTwoSides(database);
 
 describe("clicks", () => {
   it("expiration_clicks = 25: of 200 concurrent visitors over two visitor sides, exactly 25 reach the destination", async () => {

@@ -1,8 +1,11 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { createDomain, createLink, type CreateLinkInput } from "@shortener/core";
 import { createTestUser, unique, type TestUser } from "@shortener/core/testing";
 import type { Database } from "@shortener/db";
+import { freePort, testDriver } from "@shortener/db/testing";
 import { createFailedTries, createPostgresStore, type FailedTries } from "@shortener/web-guard";
 import { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER, type RedirectApp, type RedirectConfig } from "../src/index.ts";
 
@@ -98,4 +101,51 @@ export async function createSite(database: Database, domain: { index_page?: stri
       return { id: link.id, alias: link.alias };
     },
   };
+}
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** A visitor side on one database, stopped by `stop()`. */
+export type Side = { port: number; stop(): Promise<void> };
+
+/** A redirect process (the real launcher, SERVICES=redirect) on a Postgres database; `env` adds settings. */
+export async function startProcess(url: string, env: Record<string, string> = {}): Promise<Side> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), SERVICES: "redirect", LOG_LEVEL: "warn", DATABASE_POOL_SIZE: "10", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((ok) => child.once("exit", (code) => ok(code)));
+  for (let i = 0; ; i++) {
+    if (output.includes("is running at")) break;
+    if (i > 300 || child.exitCode !== null) throw new Error(`redirect process did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    async stop() {
+      child.kill("SIGTERM");
+      const code = await exited;
+      if (code !== 0) throw new Error(`redirect process exited with ${code}:\n${output}`);
+    },
+  };
+}
+
+/** Two visitor sides on one database: real processes on Postgres; two in-process apps on PGlite (single-process by nature). */
+export async function startTwoSides(database: Database & { url?: string }, overrides: Partial<RedirectConfig> = {}): Promise<[Side, Side]> {
+  if (testDriver() === "postgres") {
+    const url = database.url;
+    if (!url) throw new Error("no database url");
+    return Promise.all([startProcess(url), startProcess(url)]);
+  }
+  const a = await startVisitor(database, overrides);
+  const b = await startVisitor(database, overrides);
+  return [
+    { port: a.port, stop: () => a.close() },
+    { port: b.port, stop: () => b.close() },
+  ];
 }

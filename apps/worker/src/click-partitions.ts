@@ -1,4 +1,4 @@
-import { CLICK_PARTITION_MONTHS_AHEAD, dropExpiredClickPartitions, ensureClickPartitions } from "@shortener/core";
+import { CLICK_PARTITION_MONTHS_AHEAD, dropExpiredClickPartitions, dropPastVisitorDays, ensureClickPartitions } from "@shortener/core";
 import type { Database } from "@shortener/db";
 import type { ImporterLog } from "./importer.ts";
 
@@ -16,8 +16,11 @@ export type ClickPartitionKeeperDeps = {
 export type ClickPartitionKeeper = {
   /** Runs once now (awaited; a failure is logged, not thrown), then every `intervalMs`. */
   start(): Promise<void>;
-  /** One run: this month's and the next months' partitions, then retention (tests; the timer does it otherwise). */
-  run(): Promise<{ made: string[]; dropped: string[] }>;
+  /**
+   * One run: this month's and the next months' partitions, then retention, then the visitor salts and
+   * visitors of the days over (tests; the timer does it otherwise).
+   */
+  run(): Promise<{ made: string[]; dropped: string[]; visitorDaysDropped: string[] }>;
   /** Stops the timer and waits for a run under way. */
   close(): Promise<void>;
 };
@@ -30,7 +33,9 @@ export const CLICK_PARTITION_INTERVAL_MS = 3_600_000;
  * `ensureClickPartitions` makes this month and the next ones, and with CLICK_RETENTION_DAYS
  * `dropExpiredClickPartitions` drops the months past it. One timer per keeper; several processes may
  * run it at once (core serialises them). A click whose month has no partition still lands, in the
- * default partition, so a failed run costs nothing but a log line.
+ * default partition, so a failed run costs nothing but a log line. The same hourly run deletes the
+ * visitor salts and `link_visitors` of the UTC days over (plus their grace, core's `dropPastVisitorDays`,
+ * CONTRACT §21): a unique visitor can no longer be recomputed once its day is past.
  */
 export function createClickPartitionKeeper(deps: ClickPartitionKeeperDeps): ClickPartitionKeeper {
   const { database, now, log, retentionDays } = deps;
@@ -41,12 +46,14 @@ export function createClickPartitionKeeper(deps: ClickPartitionKeeperDeps): Clic
   let isStarted = false;
   let isClosed = false;
 
-  async function run(): Promise<{ made: string[]; dropped: string[] }> {
+  async function run(): Promise<{ made: string[]; dropped: string[]; visitorDaysDropped: string[] }> {
     const at = now();
     const made = await ensureClickPartitions(database.db, at, monthsAhead);
     const dropped = retentionDays === undefined ? [] : await dropExpiredClickPartitions(database.db, at, retentionDays);
     if (made.length || dropped.length) log.info({ made, dropped }, "click partitions updated");
-    return { made, dropped };
+    const visitorDaysDropped = await dropPastVisitorDays(database.db, at);
+    if (visitorDaysDropped.length) log.info({ days: visitorDaysDropped }, "visitor salts of past days deleted");
+    return { made, dropped, visitorDaysDropped };
   }
 
   function runLogged(): Promise<unknown> {

@@ -110,6 +110,25 @@ describe("@shortener/client types", () => {
     expectTypeOf(never).toBeFunction();
   });
 
+  it("types the statistics of CONTRACT §21: the summary, the rows' new columns, the account and a domain's orphan visits", () => {
+    type Summary = { clicks: number; unique_visitors: number; bots: number; first_click_at: string | null; last_click_at: string | null };
+    type Row = { value: string; id?: number; count: number; unique?: number; bots?: number };
+    expectTypeOf<RouterOutputs["stats"]["summary"]>().toEqualTypeOf<Summary>();
+    expectTypeOf<RouterInputs["stats"]["summary"]>().toEqualTypeOf<{ link_id: number; from?: string | null | undefined; to?: string | null | undefined }>();
+    expectTypeOf<RouterOutputs["stats"]["get"]["data"][number]>().toEqualTypeOf<Row>();
+    expectTypeOf<RouterInputs["stats"]["get"]["name"]>().toEqualTypeOf<"clicks" | "clicks_hour" | "country" | "platform" | "browser" | "device" | "language" | "referrer" | "bots">();
+    expectTypeOf<RouterInputs["stats"]["account"]["name"]>().toEqualTypeOf<"summary" | "clicks" | "links" | "country" | "platform" | "browser" | "device" | "language" | "referrer">();
+    expectTypeOf<RouterOutputs["stats"]["account"]>().toEqualTypeOf<Summary | { data: Row[]; meta: RouterOutputs["links"]["list"]["meta"] }>();
+    expectTypeOf<RouterInputs["domains"]["visits"]["name"]>().toEqualTypeOf<"summary" | "clicks" | "alias">();
+    expectTypeOf<RouterOutputs["domains"]["visits"]>().toEqualTypeOf<
+      { index: number; not_found: number; disabled: number; expired: number; bots: number } | { data: Row[]; meta: RouterOutputs["links"]["list"]["meta"] }
+    >();
+    // @ts-expect-error an account has no hourly series
+    void client.stats.account.query({ name: "clicks_hour" });
+    // @ts-expect-error a domain's visits need its id
+    void client.domains.visits.query({ name: "summary" });
+  });
+
   it("types named API keys (CONTRACT §17): the scopes, the secret only on create", () => {
     type Scope = "links:read" | "links:write" | "domains:read" | "domains:write" | "stats:read" | "imports:write" | "account";
     expectTypeOf<RouterOutputs["account"]["apiKeys"]["create"]["api_key"]>().toEqualTypeOf<string>();

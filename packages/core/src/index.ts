@@ -71,7 +71,9 @@ export { findLinkForVisit, type VisitLink } from "./visits/visit-link.ts";
 export { gateVisit, type VisitGate } from "./visits/decide-visit.ts";
 export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
 export { TARGET_TYPES, visitorFactsFor, type LinkTargets, type TargetType, type VisitorFacts } from "./targeting/target-types.ts";
-export { recordClicks, rollupRowsOf, type Click } from "./visits/record-clicks.ts";
+export { recordClicks, rollupRowsOf, visitorsOf, type Click } from "./visits/record-clicks.ts";
+export { dropPastVisitorDays, findOrCreateVisitorSalt, nextUtcDayStart, utcDay, VISITOR_DAY_GRACE_MS, visitorHash } from "./visits/visitor-salts.ts";
+export { MAX_ORPHAN_ALIAS, orphanAliasValue, recordDomainVisits, type DomainVisit } from "./visits/record-domain-visits.ts";
 export {
   CLICK_DEFAULT_PARTITION,
   CLICK_PARTITION_MONTHS_AHEAD,

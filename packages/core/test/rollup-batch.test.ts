@@ -41,6 +41,8 @@ describe("rollupBatch", () => {
       rotation: null,
       // Groups of identical clicks as the visitor side writes them, and single ones without a count.
       ...(next() < 0.5 ? { count: 1 + Math.floor(next() * 40) } : {}),
+      // Bots' visits (CONTRACT §21): counted by name and hour only.
+      ...(next() < 0.15 ? { bot: pick(["Googlebot", "Slackbot", long]) } : {}),
     }));
     const fast = new Map(rollupBatch(clicks).map((r) => [[r.linkId, r.dimension, r.day, r.value].join("|"), r.n]));
     expect(fast).toEqual(naiveRollup(clicks));

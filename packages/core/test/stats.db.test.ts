@@ -176,14 +176,14 @@ describe("getStats (CONTRACT §8)", () => {
     const page = await stats(user, { link_id: id, name: "clicks" });
     expect(page.range).toEqual({ from: "2026-06-01", to: "2026-06-30", days: 30 });
     expect(page.data).toHaveLength(30);
-    expect(page.data[0]).toEqual({ value: "2026-06-01", count: 2 });
-    expect(page.data[1]).toEqual({ value: "2026-06-02", count: 0 });
-    expect(page.data[29]).toEqual({ value: "2026-06-30", count: 1 });
+    expect(page.data[0]).toEqual({ value: "2026-06-01", count: 2, unique: 0, bots: 0 });
+    expect(page.data[1]).toEqual({ value: "2026-06-02", count: 0, unique: 0, bots: 0 });
+    expect(page.data[29]).toEqual({ value: "2026-06-30", count: 1, unique: 0, bots: 0 });
     expect(page).toMatchObject({ total: 30, page: 1, perPage: 30 });
 
     const custom = await stats(user, { link_id: id, name: "clicks", from: "2026-05-31", to: "2026-07-01" });
     expect(custom.data.map((r) => r.count).reduce((a, b) => a + b)).toBe(5);
-    expect(custom.data.at(-1)).toEqual({ value: "2026-07-01", count: 1 });
+    expect(custom.data.at(-1)).toEqual({ value: "2026-07-01", count: 1, unique: 0, bots: 0 });
   });
 
   it("clicks_hour: a row an hour as YYYY-MM-DDTHH:00Z, hours without clicks as 0", async () => {
@@ -192,9 +192,9 @@ describe("getStats (CONTRACT §8)", () => {
     await recordClicks(database.db, [click(id, "2026-06-02T05:59:00Z"), click(id, "2026-06-02T05:00:00Z"), click(id, "2026-06-03T23:30:00Z")]);
     const page = await stats(user, { link_id: id, name: "clicks_hour", from: "2026-06-02", to: "2026-06-03" });
     expect(page.data).toHaveLength(48);
-    expect(page.data[0]).toEqual({ value: "2026-06-02T00:00Z", count: 0 });
-    expect(page.data[5]).toEqual({ value: "2026-06-02T05:00Z", count: 2 });
-    expect(page.data[47]).toEqual({ value: "2026-06-03T23:00Z", count: 1 });
+    expect(page.data[0]).toEqual({ value: "2026-06-02T00:00Z", count: 0, bots: 0 });
+    expect(page.data[5]).toEqual({ value: "2026-06-02T05:00Z", count: 2, bots: 0 });
+    expect(page.data[47]).toEqual({ value: "2026-06-03T23:00Z", count: 1, bots: 0 });
     expect(page.data.filter((r) => r.count > 0)).toHaveLength(2);
   });
 
@@ -254,7 +254,7 @@ describe("getStats (CONTRACT §8)", () => {
     const user = await owner();
     const id = await user.link();
     expect(await fieldsOf(stats(user, { link_id: id, name: "os" as never, from: "2026-02-30", to: "yesterday" }))).toEqual({
-      name: ["The name must be one of clicks, clicks_hour, country, platform, browser, device, language, referrer."],
+      name: ["The name must be one of clicks, clicks_hour, country, platform, browser, device, language, referrer, bots."],
       from: ["The from date must be a date in the format YYYY-MM-DD."],
       to: ["The to date must be a date in the format YYYY-MM-DD."],
     });

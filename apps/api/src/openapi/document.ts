@@ -20,6 +20,8 @@ import {
   PixelJson,
   SpaceJson,
   StatRowJson,
+  StatsSummaryJson,
+  DomainVisitsSummaryJson,
   UserJson,
   ValidationErrorJson,
   WebhookAttemptJson,
@@ -425,20 +427,61 @@ function addLinkTools({ paths }: Parts): void {
   };
 }
 
-/** A link's statistics. */
+/** A link's statistics, an account's, and a domain's orphan visits (CONTRACT §8, §21). */
 function addStats({ outputs, paths }: Parts): void {
   outputs.add(StatRowJson, { id: "StatRow" });
   outputs.add(listEnvelope(StatRowJson), { id: "StatList" });
+  outputs.add(StatsSummaryJson, { id: "StatsSummary" });
+  outputs.add(oneEnvelope(StatsSummaryJson), { id: "StatsSummaryResponse" });
+  outputs.add(DomainVisitsSummaryJson, { id: "DomainVisitsSummary" });
+  outputs.add(oneEnvelope(DomainVisitsSummaryJson), { id: "DomainVisitsSummaryResponse" });
+  const csv = { "text/csv": { schema: { type: "string" } } };
+  const listOrSummary = (description: string, summaryId: string) => ({
+    description,
+    headers: RATE_HEADERS,
+    content: { "application/json": { schema: { oneOf: [ref(summaryId), ref("StatList")] } }, ...csv },
+  });
+  const csvNote =
+    "With `format=csv` (or `Accept: text/csv` and no `format`) the same rows as CSV: `value,count`, plus `unique,bots` for `clicks`, `bots` for `clicks_hour`, `id` for `links`; the summary as one line under its field names. Cells that could run as spreadsheet formulas get a leading apostrophe.";
   paths["/stats/{id}"] = {
     parameters: [{ ...ID_PARAMETER, description: "The id of one of your links; any other value is a 404." }],
     get: {
       operationId: "getStats",
       tags: ["Statistics"],
-      summary: "One series of a link's clicks over a range of UTC days (the last 30 by default)",
-      description:
-        "`clicks` has a row a day and `clicks_hour` a row an hour (at most 31 days), both with every period of the range; the other series rank values by clicks. The whole series is one page unless `per_page` is given.",
-      parameters: queryParameters(core.GetStatsInput, ["link_id"]),
-      responses: { "200": ok("The series", "StatList"), ...errors("NotFound", "ValidationFailed") },
+      summary: "A link's summary, or one series of its clicks, over a range of UTC days (the last 30 by default)",
+      description: [
+        "`summary`: clicks (people), unique visitors, bots and the first and last click of the range. `clicks` has a row a day (with `unique` and `bots`) and `clicks_hour` a row an hour (with `bots`, at most 31 days), both with every period of the range; `bots` ranks bot names (the top 100, then one `Other` row); the other series rank values by clicks. A series is one page unless `per_page` is given.",
+        csvNote,
+      ].join("\n\n"),
+      parameters: queryParameters(core.LinkStatsQueryInput, ["link_id"]),
+      responses: { "200": listOrSummary("The summary (name=summary) or the series", "StatsSummaryResponse"), ...errors("NotFound", "ValidationFailed") },
+    },
+  };
+  paths["/stats"] = {
+    get: {
+      operationId: "getAccountStats",
+      tags: ["Statistics"],
+      summary: "Every link of yours at once: the summary, clicks a day, the top 100 links, or a breakdown",
+      description: [
+        "Read from the account's daily rollups, whatever the number of links. `summary` and `clicks` as for one link; `links`: your 100 links with the most clicks in the range, `value` their short_url; `country`, `platform`, `browser`, `device`, `language`, `referrer` as for one link.",
+        csvNote,
+      ].join("\n\n"),
+      parameters: queryParameters(core.AccountStatsInput),
+      responses: { "200": listOrSummary("The summary (name=summary) or the series", "StatsSummaryResponse"), ...errors("ValidationFailed") },
+    },
+  };
+  paths["/domains/{id}/visits"] = {
+    parameters: [{ ...ID_PARAMETER, description: "The id of one of your domains; any other value is a 404." }],
+    get: {
+      operationId: "getDomainVisits",
+      tags: ["Statistics", "Domains"],
+      summary: "Orphan visits of a domain: its /, unknown aliases, disabled and expired links (never clicks)",
+      description: [
+        "`summary`: people by kind and bots; `clicks`: a row a day, `count` the people, `bots` the bots; `alias`: the 100 unknown aliases tried most (cut to 255 characters).",
+        csvNote,
+      ].join("\n\n"),
+      parameters: queryParameters(core.DomainVisitsInput, ["id"]),
+      responses: { "200": listOrSummary("The summary (name=summary) or the series", "DomainVisitsSummaryResponse"), ...errors("NotFound", "ValidationFailed") },
     },
   };
 }

@@ -102,10 +102,35 @@ export const WebhookAttemptJson = z.strictObject({
   created_at: Timestamp,
 });
 
-/** One row of a statistics series (CONTRACT §8): a day, an hour or a value, and its clicks. */
+/** One row of a statistics series (CONTRACT §8, §21): a day, an hour or a value, and its clicks (humans). */
 export const StatRowJson = z.strictObject({
-  value: z.string().describe("YYYY-MM-DD (clicks), YYYY-MM-DDTHH:00Z (clicks_hour), or the value counted (a country code, a platform, …)"),
-  count: z.int().min(0),
+  value: z
+    .string()
+    .describe("YYYY-MM-DD (clicks), YYYY-MM-DDTHH:00Z (clicks_hour), the link's short_url (links), or the value counted (a country code, a platform, a bot's name, an unknown alias, …)"),
+  id: Id.optional().describe("links only: the link's id"),
+  count: z.int().min(0).describe("clicks by people (bots are never clicks); for a domain's alias rows, visits to that unknown alias"),
+  unique: z.int().min(0).optional().describe("clicks only (links and accounts): the day's unique visitors"),
+  bots: z.int().min(0).optional().describe("clicks and clicks_hour only: visits by bots that day or hour"),
+});
+
+/** `name=summary` of a link or an account (CONTRACT §21). */
+export const StatsSummaryJson = z.strictObject({
+  clicks: z.int().min(0).describe("clicks by people in the range"),
+  unique_visitors: z.int().min(0).describe("the sum of each day's unique visitors (a visitor seen on two days counts twice)"),
+  bots: z.int().min(0).describe("visits by bots in the range, never counted as clicks"),
+  first_click_at: Timestamp.nullable().describe(
+    "the first click by a person in the range: exact while raw clicks are kept, else the start of its hour (links) or day (accounts, links deleted since); null without clicks",
+  ),
+  last_click_at: Timestamp.nullable().describe("the last click by a person in the range, with the same precision; null without clicks"),
+});
+
+/** `name=summary` of a domain's orphan visits (CONTRACT §21). */
+export const DomainVisitsSummaryJson = z.strictObject({
+  index: z.int().min(0).describe("people visiting the domain's /"),
+  not_found: z.int().min(0).describe("people visiting an alias the domain does not have"),
+  disabled: z.int().min(0).describe("people visiting a disabled link"),
+  expired: z.int().min(0).describe("people visiting an expired link"),
+  bots: z.int().min(0).describe("bots visiting any of those"),
 });
 
 const ImportStatus = z.enum(["queued", "running", "completed", "failed"]);

@@ -146,6 +146,8 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
         from: report.range.from,
         to: report.range.to,
         total: report.total,
+        unique_visitors: report.unique,
+        bots: report.bots,
         series: report.series,
         hour_of_day: report.hourOfDay,
       },

@@ -55,7 +55,7 @@ h1{margin:2px 0 4px;font-size:26px;line-height:1.25;word-break:break-word}
 .presets{display:flex;gap:4px;flex-wrap:wrap}
 .presets a{padding:6px 10px;border-radius:8px;border:1px solid var(--border);background:var(--card);color:var(--text);text-decoration:none;font-size:13px}
 .presets a[aria-current]{background:var(--accent);border-color:var(--accent);color:#fff}
-.range form{display:flex;gap:6px;align-items:center;font-size:13px;color:var(--muted)}
+.range form{display:flex;flex-wrap:wrap;gap:6px;align-items:center;font-size:13px;color:var(--muted)}
 .range input{font:inherit;color:var(--text);background:var(--card);border:1px solid var(--border);border-radius:8px;padding:5px 8px}
 .range button,.pw button{font:inherit;font-weight:600;border:0;border-radius:8px;background:var(--accent);color:#fff;padding:6px 12px;cursor:pointer}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:0 0 16px;padding:0;list-style:none}
@@ -98,6 +98,7 @@ footer{margin-top:24px;color:var(--muted);font-size:13px;text-align:center}
 .pw input{width:100%;font:inherit;padding:9px 10px;border:1px solid var(--border);border-radius:8px;background:var(--bg);color:var(--text)}
 .pw button{width:100%;margin-top:14px;padding:10px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:480px){.wrap{padding:20px 12px 40px}h1{font-size:22px}.range input{max-width:9.5rem}.cards{grid-template-columns:repeat(2,minmax(0,1fr))}.grid{grid-template-columns:minmax(0,1fr)}.panel{padding:14px 12px}.pw{margin:8vh 12px;padding:24px 18px}}
 `;
 
 /** A whole page. `body` is trusted HTML built from escaped parts; the style block carries the CSP nonce. */

@@ -158,7 +158,9 @@ export function renderStatsPage(options: { link: PageLink; report: StatsReport; 
   const country = topOf(report, "country");
   const referrer = topOf(report, "referrer");
   const cards =
-    card("Total clicks", formatCount(report.total), `${formatDay(report.range.from, true)} – ${formatDay(report.range.to, true)}`) +
+    card("Clicks", formatCount(report.total), `people, ${formatDay(report.range.from, true)} – ${formatDay(report.range.to, true)}`) +
+    card("Unique visitors", formatCount(report.unique), "each day's, added up") +
+    card("Bots", formatCount(report.bots), "crawlers and previews, not clicks") +
     card("Daily average", (report.total / report.range.days).toFixed(report.total / report.range.days >= 10 ? 0 : 1), `over ${report.range.days} days`) +
     card("Busiest day", busiest ? formatDay(busiest.value) : "—", busiest ? `${busiest.value.slice(0, 4)} · ${formatCount(busiest.count)} clicks` : "no clicks yet") +
     card("Top country", country.label, country.sub) +
@@ -174,7 +176,7 @@ export function renderStatsPage(options: { link: PageLink; report: StatsReport; 
     dailyPanel(report) +
     `<div class="grid">${PANEL_ORDER.map((d) => dimensionPanel(d, report.series[d] ?? [], report.others[d], report.total)).join("")}</div>` +
     hourPanel(report) +
-    `<footer>All times are UTC. Clicks show here within seconds of each visit.</footer></div>`;
+    `<footer>All times are UTC. Clicks are visits by people; bots are counted apart. Clicks show here within seconds of each visit.</footer></div>`;
   return statsHtmlPage(`Statistics: ${heading}`, body, options.nonce);
 }
 

@@ -18,21 +18,23 @@ export type AccountStats = ({ kind: "summary" } & StatsSummary) | ({ kind: "list
  */
 export async function readTopLinks(db: Db, userId: number, range: StatsRange): Promise<StatRow[]> {
   for (let candidates = TOP_ROWS * 2; ; candidates *= 8) {
+    // Ranked on the rollups' text values (digits: by length, then bytes, is by number); only the
+    // candidates are cast and joined, so the work grows with the rows of the range, not with the links.
     const rows = await queryRows<{ id: unknown; count: unknown; name: string | null; alias: string | null }>(
       db,
       sql`with ranked as (
-            select value::int as id, sum(count) as count from account_stats_daily
-            where user_id = ${userId} and dimension = 'link' and day between ${range.from}::date and ${range.to}::date and value ~ '^[0-9]{1,9}$'
+            select value, sum(count) as count from account_stats_daily
+            where user_id = ${userId} and dimension = 'link' and day between ${range.from}::date and ${range.to}::date
             group by value
-            having sum(count) > 0
-            order by 2 desc, 1
+            order by 2 desc, length(value), value collate "C"
             limit ${candidates}
           )
-          select r.id, r.count, d.name, l.alias
+          select case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end as id, r.count, d.name, l.alias
           from ranked r
-          left join links l on l.id = r.id and l.user_id = ${userId}
+          left join links l on l.id = (case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end) and l.user_id = ${userId}
           left join domains d on d.id = l.domain_id
-          order by r.count desc, r.id`,
+          where r.count > 0
+          order by r.count desc, length(r.value), r.value collate "C"`,
     );
     const live = rows.filter((r) => r.name !== null && r.alias !== null);
     if (live.length >= TOP_ROWS || rows.length < candidates) {
@@ -50,7 +52,7 @@ export async function getAccountStats({ ctx, input }: { ctx: Ctx; input: Account
   const p = parseInput(AccountStatsInput, input);
   const range = seriesRange(p.name, p, ctx.now());
   const scope = { userId: ctx.actor.userId };
-  if (p.name === "summary") return { kind: "summary", range, ...(await readAccountSummary(ctx.db, scope, range)) };
+  if (p.name === "summary") return { kind: "summary", range, ...(await readAccountSummary(ctx.db, scope, range, ctx.now())) };
   const rows = p.name === "links" ? await readTopLinks(ctx.db, scope.userId, range) : await readSeries(ctx.db, scope, p.name, range);
   return { kind: "list", ...pageOf(rows, p.page, p.per_page), name: p.name, range };
 }

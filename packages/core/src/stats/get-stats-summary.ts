@@ -67,11 +67,19 @@ export async function getStatsSummary({ ctx, input }: { ctx: Ctx; input: StatsSu
 }
 
 /**
- * An account's summary: the counts from `account_stats_daily`; the moments from the links clicked on
- * the first (and the last) day with clicks (its `link` rows), read as for one link. When those links
- * are gone (deleted since) the start of that day is the answer.
+ * The most links of one day probed in the raw clicks for an account's first or last click; a busier
+ * day gives the bounds of that day instead (docs/adr/0042-account-wide-statistics.md).
  */
-export async function readAccountSummary(db: Db, scope: RollupScope & { userId: number }, range: StatsRange): Promise<Omit<StatsSummary, "range">> {
+export const ACCOUNT_PROBED_LINKS = 256;
+
+/**
+ * An account's summary: the counts from `account_stats_daily`; the moments from the links clicked on
+ * the first (and the last) day with clicks (that day's `link` rows), read as for one link — exact while
+ * the raw clicks are kept. When that day had more than ACCOUNT_PROBED_LINKS links clicked, or its links
+ * are gone (deleted since), the answer is the bound of that day: its start for the first click, its end
+ * (or now, for today) for the last.
+ */
+export async function readAccountSummary(db: Db, scope: RollupScope & { userId: number }, range: StatsRange, now: Date): Promise<Omit<StatsSummary, "range">> {
   const totals = await readTotals(db, scope, range);
   if (!totals.clicks) return { clicks: 0, uniqueVisitors: totals.unique, bots: totals.bots, firstClickAt: null, lastClickAt: null };
   const [days] = await queryRows<{ first: string | null; last: string | null }>(
@@ -81,9 +89,14 @@ export async function readAccountSummary(db: Db, scope: RollupScope & { userId: 
   );
   const momentOf = async (day: string | null | undefined, end: "first" | "last"): Promise<Date | null> => {
     if (!day) return null;
-    const ids = sql`link_id = any(array(select value::int from account_stats_daily where user_id = ${scope.userId} and dimension = 'link' and day = ${day}::date and value ~ '^[0-9]{1,9}$'))`;
-    const found = (await readFirstLast(db, ids, day, day))[end];
-    return found ?? new Date(`${day}T00:00:00.000Z`);
+    const bound = end === "first" ? new Date(`${day}T00:00:00.000Z`) : new Date(Math.min(now.getTime(), Date.parse(`${addDays(day, 1)}T00:00:00.000Z`) - 1));
+    const links = await queryRows<{ value: string }>(
+      db,
+      sql`select value from account_stats_daily where user_id = ${scope.userId} and dimension = 'link' and day = ${day}::date limit ${ACCOUNT_PROBED_LINKS + 1}`,
+    );
+    const ids = links.map((l) => l.value).filter((v) => /^[1-9]\d{0,8}$/.test(v));
+    if (!ids.length || links.length > ACCOUNT_PROBED_LINKS) return bound;
+    return (await readFirstLast(db, sql`link_id = any(${`{${ids.join(",")}}`}::int[])`, day, day))[end] ?? bound;
   };
   const [firstClickAt, lastClickAt] = await Promise.all([momentOf(days?.first, "first"), momentOf(days?.last, "last")]);
   return { clicks: totals.clicks, uniqueVisitors: totals.unique, bots: totals.bots, firstClickAt, lastClickAt };

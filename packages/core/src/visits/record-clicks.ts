@@ -20,6 +20,17 @@ export type Click = {
   rotation: number | null;
   /** How many identical clicks this stands for; 1 when absent. */
   count?: number;
+  /**
+   * The bot's name when these were a bot's visits (CONTRACT §21): never clicks — no click row, no counter,
+   * no webhook — only the `bots` and `bots_hour` rollups (and the account's `bots`). Absent or null: people.
+   */
+  bot?: string | null;
+  /**
+   * The distinct visitors among these clicks: 16 hex digits each, the 64-bit keyed hash of the visit's day
+   * (docs/adr/0041-unique-visitors-and-orphan-visits.md). A first sighting of a visitor on its link and
+   * day adds 1 to `unique`. Never an address.
+   */
+  visitors?: readonly string[];
 };
 
 /** Rollup values are cut to this many characters (Postgres's `left(value, 255)` in the migration's backfill). */
@@ -39,6 +50,15 @@ function rollupValue(value: string | null): string {
  */
 export function rollupRowsOf(click: Click): { day: string; pairs: Array<[RollupDimension, string]> } {
   const iso = click.at.toISOString();
+  if (click.bot) {
+    return {
+      day: iso.slice(0, 10),
+      pairs: [
+        ["bots", rollupValue(click.bot)],
+        ["bots_hour", iso.slice(11, 13)],
+      ],
+    };
+  }
   return {
     day: iso.slice(0, 10),
     pairs: [
@@ -69,7 +89,12 @@ const HOUR_MS = 3_600_000;
 export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
   type HourGroup = { n: number; first: Date; values: Array<Map<string | null, number>> };
   const byLink = new Map<number, Map<number, HourGroup>>();
+  const botVisits: Click[] = [];
   for (const click of clicks) {
+    if (click.bot) {
+      botVisits.push(click);
+      continue;
+    }
     let hours = byLink.get(click.linkId);
     if (!hours) byLink.set(click.linkId, (hours = new Map()));
     const hour = Math.floor(click.at.getTime() / HOUR_MS);
@@ -101,24 +126,57 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
       });
     }
   }
+  for (const visit of botVisits) {
+    const iso = visit.at.toISOString();
+    const day = iso.slice(0, 10);
+    const n = visit.count ?? 1;
+    add(visit.linkId, "bots", day, rollupValue(visit.bot ?? ""), n);
+    add(visit.linkId, "bots_hour", day, iso.slice(11, 13), n);
+  }
   return [...sums.values()];
 }
 
 /**
- * Writes a batch of clicks in one transaction of two statements. The first locks the batch's links
- * (`for key share`, once per link: a link deleted meanwhile is skipped, and a link being deleted waits
- * until the batch is in, then takes its clicks with it), inserts the clicks and adds them to the daily
- * rollups, summed per batch in memory first (one upsert row per distinct link, day, dimension and
- * value — a few hundred for thousands of clicks), so the rollups count exactly the clicks inserted. The
- * second raises the links' counters (skipping clicks already counted). The first also writes one
- * `link.clicked` webhook event per link of the batch whose owner subscribes to it (CONTRACT §18: the
- * clicks added up per link per flush, with the first and last click's time). Rollup rows are upserted in key
- * order, so concurrent batches lock them in the same order and cannot deadlock on them.
+ * A batch's visitors, one per link, day and visitor (a visitor seen in several rows of the batch once),
+ * sorted by that key: the order concurrent batches insert them in, so they cannot deadlock on them.
+ */
+export function visitorsOf(clicks: readonly Click[]): { linkIds: number[]; days: string[]; hashes: string[] } {
+  const seen = new Set<string>();
+  const keys: Array<[number, string, string]> = [];
+  for (const click of clicks) {
+    if (!click.visitors?.length || click.bot) continue;
+    const day = click.at.toISOString().slice(0, 10);
+    for (const hash of click.visitors) {
+      const key = `${click.linkId}|${day}|${hash}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      keys.push([click.linkId, day, hash]);
+    }
+  }
+  keys.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
+  return { linkIds: keys.map((k) => k[0]), days: keys.map((k) => k[1]), hashes: keys.map((k) => k[2]) };
+}
+
+/**
+ * Writes a batch of visits in one transaction of two statements (CONTRACT §20, §21). The first locks
+ * the batch's links (`for key share`, once per link: a link deleted meanwhile is skipped, and a link
+ * being deleted waits until the batch is in, then takes its visits with it), inserts the people's
+ * clicks, adds the batch's visitors to `link_visitors` (`on conflict do nothing`: only the rows it
+ * really inserted — first sightings, exact under any concurrency — are added to `unique`), and adds
+ * everything to the daily rollups of the links (`link_stats_daily`) and of their owners
+ * (`account_stats_daily`, keyed by `links.user_id`), summed per batch in memory first (one upsert row per
+ * distinct key — a few hundred for thousands of clicks). Bots' visits add to `bots` and `bots_hour`
+ * only. The second raises the links' counters by the people's clicks (skipping clicks already counted
+ * at admission). The first also writes one `link.clicked` webhook event per link of the batch with
+ * people's clicks whose owner subscribes to it (CONTRACT §18: the clicks added up per link per flush,
+ * with the first and last click's time). Visitors and rollup rows are upserted in key order, so
+ * concurrent batches lock them in the same order and cannot deadlock on them.
  */
 export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   if (!clicks.length) return;
+  const humans = clicks.some((c) => c.bot) ? clicks.filter((c) => !c.bot) : clicks;
   const perLink = new Map<number, { n: number; total: number; from: number; to: number; rotation: number | null }>();
-  for (const c of clicks) {
+  for (const c of humans) {
     const at = c.at.getTime();
     let entry = perLink.get(c.linkId);
     if (!entry) perLink.set(c.linkId, (entry = { n: 0, total: 0, from: at, to: at, rotation: null }));
@@ -129,22 +187,23 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
     if (at > entry.to) entry.to = at;
     if (c.rotation !== null) entry.rotation = c.rotation;
   }
-  const col = <K extends keyof Click>(key: K) => clicks.map((c) => c[key]);
-  const ids = [...perLink.keys()];
-  const entries = [...perLink.values()];
-  const counts = entries.map((e) => e.n);
-  const rotations = entries.map((e) => e.rotation);
+  const col = <K extends keyof Click>(key: K) => humans.map((c) => c[key]);
+  // Links in id order: the counters' row locks are taken in the same order by every batch.
+  const humanIds = [...perLink.keys()].sort((a, b) => a - b);
+  const entries = humanIds.map((id) => perLink.get(id) as NonNullable<ReturnType<typeof perLink.get>>);
+  const allIds = humans === clicks ? humanIds : [...new Set(clicks.map((c) => c.linkId))].sort((a, b) => a - b);
   const rollups = rollupBatch(clicks);
   const rcol = <K extends keyof (typeof rollups)[number]>(key: K) => rollups.map((r) => r[key]);
+  const visitors = visitorsOf(humans);
   await db.transaction(async (tx) => {
     await tx.execute(sql`
       with live as (
-        select id, user_id from links where id = any(${pgArray(ids)}::int[]) for key share
+        select id, user_id from links where id = any(${pgArray(allIds)}::int[]) for key share
       ), events as (
         insert into webhook_events (user_id, type, data, created_at)
         select live.user_id, 'link.clicked', json_build_object('link_id', e.id, 'clicks', e.n, 'from', e.first, 'to', e.last), now()
         from unnest(
-          ${pgArray(ids)}::int[], ${pgArray(entries.map((e) => e.total))}::int[],
+          ${pgArray(humanIds)}::int[], ${pgArray(entries.map((e) => e.total))}::int[],
           ${pgArray(entries.map((e) => new Date(e.from).toISOString()))}::text[], ${pgArray(entries.map((e) => new Date(e.to).toISOString()))}::text[]
         ) as e(id, n, first, last)
         join live on live.id = e.id
@@ -157,22 +216,48 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
           ${pgArray(col("linkId"))}::int[], ${pgArray(col("at").map((d) => d.getTime()))}::bigint[],
           ${pgArray(col("country"))}::text[], ${pgArray(col("platform"))}::text[], ${pgArray(col("browser"))}::text[],
           ${pgArray(col("device"))}::text[], ${pgArray(col("language"))}::text[], ${pgArray(col("referrer"))}::text[],
-          ${pgArray(clicks.map((c) => c.count ?? 1))}::int[]
+          ${pgArray(humans.map((c) => c.count ?? 1))}::int[]
         ) as v(link_id, ms, country, platform, browser, device, language, referrer, n)
         where v.link_id in (select id from live)
+      ), fresh as (
+        insert into link_visitors (link_id, day, visitor)
+        select v.link_id, v.day, ('x' || v.hash)::bit(64)::bigint
+        from unnest(${pgArray(visitors.linkIds)}::int[], ${pgArray(visitors.days)}::date[], ${pgArray(visitors.hashes)}::text[]) as v(link_id, day, hash)
+        where v.link_id in (select id from live)
+        order by 1, 2, 3
+        on conflict (link_id, day, visitor) do nothing
+        returning link_id, day
+      ), sums as (
+        select r.link_id, r.dimension, r.day, r.value, r.n::bigint as n
+        from unnest(
+          ${pgArray(rcol("linkId"))}::int[], ${pgArray(rcol("dimension"))}::text[], ${pgArray(rcol("day"))}::date[],
+          ${pgArray(rcol("value"))}::text[], ${pgArray(rcol("n"))}::int[]
+        ) as r(link_id, dimension, day, value, n)
+        where r.link_id in (select id from live)
+        union all
+        select link_id, 'unique', day, '', count(*) from fresh group by link_id, day
+      ), accounts as (
+        insert into account_stats_daily (user_id, dimension, day, value, count)
+        select live.user_id, a.dimension, a.day, a.value, sum(a.n)
+        from (
+          select link_id, dimension, day, value, n from sums where dimension not in ('clicks_hour', 'bots_hour')
+          union all
+          select link_id, 'link', day, link_id::text, n from sums where dimension = 'clicks'
+        ) as a
+        join live on live.id = a.link_id
+        group by 1, 2, 3, 4
+        order by 1, 2, 3, 4
+        on conflict (user_id, dimension, day, value) do update set count = account_stats_daily.count + excluded.count
       )
       insert into link_stats_daily (link_id, dimension, day, value, count)
-      select r.link_id, r.dimension, r.day, r.value, r.n
-      from unnest(
-        ${pgArray(rcol("linkId"))}::int[], ${pgArray(rcol("dimension"))}::text[], ${pgArray(rcol("day"))}::date[],
-        ${pgArray(rcol("value"))}::text[], ${pgArray(rcol("n"))}::int[]
-      ) as r(link_id, dimension, day, value, n)
-      where r.link_id in (select id from live)
+      select link_id, dimension, day, value, n from sums
       order by 1, 2, 3, 4
       on conflict (link_id, dimension, day, value) do update set count = link_stats_daily.count + excluded.count`);
-    await tx.execute(sql`
-      update links set clicks = links.clicks + v.n, last_rotation = coalesce(v.rotation, links.last_rotation)
-      from unnest(${pgArray(ids)}::int[], ${pgArray(counts)}::int[], ${pgArray(rotations)}::int[]) as v(id, n, rotation)
-      where links.id = v.id and (v.n > 0 or v.rotation is not null)`);
+    if (humanIds.length) {
+      await tx.execute(sql`
+        update links set clicks = links.clicks + v.n, last_rotation = coalesce(v.rotation, links.last_rotation)
+        from unnest(${pgArray(humanIds)}::int[], ${pgArray(entries.map((e) => e.n))}::int[], ${pgArray(entries.map((e) => e.rotation))}::int[]) as v(id, n, rotation)
+        where links.id = v.id and (v.n > 0 or v.rotation is not null)`);
+    }
   });
 }

@@ -1,0 +1,260 @@
+import { sql } from "drizzle-orm";
+import { queryRows, webhooks, type Database } from "@shortener/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDomain, createLink, dropPastVisitorDays, findOrCreateVisitorSalt, recordClicks, recordDomainVisits, visitorHash, type Click, type CreateLinkInput } from "../src/index.ts";
+import { createTestUser, openTestDb, seededRandom, testClick as click, unique, type TestUser } from "../src/testing/index.ts";
+
+/** CONTRACT §21 on the write side: people and bots, unique visitors, accounts' rollups, visitor salts, orphan visits. */
+let database: Database;
+beforeAll(async () => {
+  database = await openTestDb({ poolSize: 12 });
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+async function owner(): Promise<TestUser & { domainId: number; link(input?: Partial<CreateLinkInput>): Promise<number> }> {
+  const user = await createTestUser(database.db);
+  const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique()}.example` } });
+  return {
+    ...user,
+    domainId: domain.id,
+    async link(input = {}) {
+      const link = await createLink({ ctx: user.ctx, input: { url: "https://dest.example/", domain_id: domain.id, ...input } as CreateLinkInput });
+      return link.id;
+    },
+  };
+}
+
+/** `dimension|day|value|count` rows of a link's rollups, sorted. */
+async function linkRollups(linkId: number): Promise<string[]> {
+  const rows = await queryRows<{ r: string }>(database.db, sql`select dimension || '|' || day::text || '|' || value || '|' || count::text as r from link_stats_daily where link_id = ${linkId}`);
+  return rows.map((x) => x.r).sort();
+}
+
+async function accountRollups(userId: number): Promise<string[]> {
+  const rows = await queryRows<{ r: string }>(database.db, sql`select dimension || '|' || day::text || '|' || value || '|' || count::text as r from account_stats_daily where user_id = ${userId}`);
+  return rows.map((x) => x.r).sort();
+}
+
+/** 16 hex digits, as the visitor side makes them. */
+const hex = (n: number) => n.toString(16).padStart(16, "0");
+
+describe("recordClicks: people, bots and unique visitors", () => {
+  it("bots are counted by name and hour only: no click row, no counter, no webhook event, no unique", async () => {
+    const user = await owner();
+    await database.db.insert(webhooks).values({ userId: user.id, url: "https://hooks.example/", events: ["link.clicked"], secret: "s" });
+    const id = await user.link();
+    await recordClicks(database.db, [
+      { ...click(id, "2026-03-01T10:00:00Z", { browser: "Chrome" }), visitors: [hex(1)] },
+      { ...click(id, "2026-03-01T10:30:00Z"), bot: "Googlebot", count: 4 },
+      { ...click(id, "2026-03-01T11:00:00Z"), bot: "Slackbot", visitors: [hex(2)] },
+      { ...click(id, "2026-03-01T11:00:00Z"), bot: "HEAD request" },
+    ]);
+    expect(await linkRollups(id)).toEqual(
+      [
+        "bots_hour|2026-03-01|10|4",
+        "bots_hour|2026-03-01|11|2",
+        "bots|2026-03-01|Googlebot|4",
+        "bots|2026-03-01|HEAD request|1",
+        "bots|2026-03-01|Slackbot|1",
+        "browser|2026-03-01|Chrome|1",
+        "clicks_hour|2026-03-01|10|1",
+        "clicks|2026-03-01||1",
+        "country|2026-03-01||1",
+        "device|2026-03-01||1",
+        "language|2026-03-01||1",
+        "platform|2026-03-01||1",
+        "referrer|2026-03-01||1",
+        "unique|2026-03-01||1",
+      ].sort(),
+    );
+    const [raw] = await queryRows<{ n: string }>(database.db, sql`select coalesce(sum(count), 0)::text as n from clicks where link_id = ${id}`);
+    expect(raw?.n).toBe("1");
+    const [counter] = await queryRows<{ clicks: number }>(database.db, sql`select clicks from links where id = ${id}`);
+    expect(Number(counter?.clicks)).toBe(1);
+    const events = await queryRows<{ data: string }>(database.db, sql`select data::text as data from webhook_events where user_id = ${user.id}`);
+    expect(events.map((e) => (JSON.parse(e.data) as { clicks: number }).clicks)).toEqual([1]);
+    expect(await accountRollups(user.id)).toEqual(
+      [
+        "bots|2026-03-01|Googlebot|4",
+        "bots|2026-03-01|HEAD request|1",
+        "bots|2026-03-01|Slackbot|1",
+        "browser|2026-03-01|Chrome|1",
+        "clicks|2026-03-01||1",
+        "country|2026-03-01||1",
+        "device|2026-03-01||1",
+        "language|2026-03-01||1",
+        `link|2026-03-01|${id}|1`,
+        "platform|2026-03-01||1",
+        "referrer|2026-03-01||1",
+        "unique|2026-03-01||1",
+      ].sort(),
+    );
+  });
+
+  it("a batch of only bots writes bots and nothing else", async () => {
+    const user = await owner();
+    const id = await user.link();
+    await recordClicks(database.db, [{ ...click(id, "2026-03-02T00:00:00Z"), bot: "x".repeat(300) }]);
+    expect(await linkRollups(id)).toEqual([`bots_hour|2026-03-02|00|1`, `bots|2026-03-02|${"x".repeat(255)}|1`]);
+    expect(await accountRollups(user.id)).toEqual([`bots|2026-03-02|${"x".repeat(255)}|1`]);
+  });
+
+  it("unique counts each visitor once per link and day, across rows, batches and days; identical clicks of different people count apart", async () => {
+    const user = await owner();
+    const a = await user.link();
+    const b = await user.link();
+    await recordClicks(database.db, [
+      // One row for three identical clicks of two people.
+      { ...click(a, "2026-03-03T08:00:00Z"), count: 3, visitors: [hex(1), hex(2)] },
+      { ...click(a, "2026-03-03T09:00:00Z", { country: "FR" }), visitors: [hex(2)] },
+      // The same hash on another link is another visitor (the hash holds the link).
+      { ...click(b, "2026-03-03T09:00:00Z"), visitors: [hex(2)] },
+      // Another day: counted again.
+      { ...click(a, "2026-03-04T00:00:00Z"), visitors: [hex(1)] },
+    ]);
+    await recordClicks(database.db, [{ ...click(a, "2026-03-03T23:00:00Z"), visitors: [hex(1), hex(3)] }]);
+    const uniqueOf = async (linkId: number) => (await linkRollups(linkId)).filter((r) => r.startsWith("unique|"));
+    expect(await uniqueOf(a)).toEqual(["unique|2026-03-03||3", "unique|2026-03-04||1"]);
+    expect(await uniqueOf(b)).toEqual(["unique|2026-03-03||1"]);
+    expect((await accountRollups(user.id)).filter((r) => r.startsWith("unique|"))).toEqual(["unique|2026-03-03||4", "unique|2026-03-04||1"]);
+    const stored = await queryRows<{ n: string }>(database.db, sql`select count(*)::text as n from link_visitors where link_id in (${a}, ${b})`);
+    expect(stored[0]?.n).toBe("5");
+  });
+
+  it("concurrent batches over shared links, users and visitors: unique exact, no deadlock, accounts = the sum of their links", async () => {
+    const users = [await owner(), await owner()];
+    const ids = await Promise.all(users.flatMap((u) => [u.link(), u.link(), u.link()]));
+    const random = seededRandom(29);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
+    const days = ["2026-04-01", "2026-04-02"];
+    const batches: Click[][] = Array.from({ length: 16 }, () =>
+      Array.from({ length: 150 }, () => {
+        const day = pick(days);
+        const bot = random() < 0.2 ? pick(["Googlebot", "Slackbot", "HEAD request"]) : null;
+        return {
+          ...click(pick(ids), `${day}T${String(Math.floor(random() * 24)).padStart(2, "0")}:00:00Z`, { country: pick(["FR", "DE", null]), referrer: pick(["t.co", null]) }),
+          ...(bot ? { bot } : { visitors: [hex(Math.floor(random() * 40))] }),
+          count: 1 + Math.floor(random() * 3),
+        };
+      }),
+    );
+    // Shuffled differently in every batch: the statement sorts what it locks.
+    await Promise.all(batches.map((batch) => recordClicks(database.db, batch)));
+
+    const expectedUnique = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const c of batches.flat()) {
+      for (const v of c.visitors ?? []) {
+        const key = `${c.linkId}|${c.at.toISOString().slice(0, 10)}|${v}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const k = `${c.linkId}|${c.at.toISOString().slice(0, 10)}`;
+        expectedUnique.set(k, (expectedUnique.get(k) ?? 0) + 1);
+      }
+    }
+    const uniques = await queryRows<{ k: string; n: string }>(
+      database.db,
+      sql`select link_id || '|' || day::text as k, count::text as n from link_stats_daily where dimension = 'unique' and link_id = any(${`{${ids.join(",")}}`}::int[])`,
+    );
+    expect(new Map(uniques.map((u) => [u.k, Number(u.n)]))).toEqual(expectedUnique);
+
+    // Every account row is the sum of its links' rows (link: the day's clicks of each link).
+    for (const user of users) {
+      const [diff] = await queryRows<{ n: string }>(
+        database.db,
+        sql`with links_sum as (
+              select dimension, day, value, sum(count) as count from link_stats_daily s join links l on l.id = s.link_id
+              where l.user_id = ${user.id} and dimension not in ('clicks_hour', 'bots_hour') group by 1, 2, 3
+              union all
+              select 'link', day, link_id::text, count from link_stats_daily s join links l on l.id = s.link_id
+              where l.user_id = ${user.id} and dimension = 'clicks'
+            ), account as (select dimension, day, value, count from account_stats_daily where user_id = ${user.id})
+            select count(*)::text as n from ((table links_sum except table account) union all (table account except table links_sum)) d`,
+      );
+      expect(diff?.n).toBe("0");
+      expect((await accountRollups(user.id)).length).toBeGreaterThan(10);
+    }
+  });
+
+  it("the clicks of a deleted link are dropped, its visitors too", async () => {
+    const user = await owner();
+    const id = await user.link();
+    await database.db.execute(sql`delete from links where id = ${id}`);
+    await recordClicks(database.db, [
+      { ...click(id, "2026-03-05T00:00:00Z"), visitors: [hex(9)] },
+      { ...click(id, "2026-03-05T00:00:00Z"), bot: "Googlebot" },
+    ]);
+    expect(await linkRollups(id)).toEqual([]);
+    expect(await queryRows(database.db, sql`select 1 from link_visitors where link_id = ${id}`)).toEqual([]);
+  });
+});
+
+describe("visitor salts", () => {
+  it("every concurrent caller gets the same salt of a day; another day has another", async () => {
+    const day = "2031-01-01";
+    const keys = await Promise.all(Array.from({ length: 8 }, () => findOrCreateVisitorSalt(database.db, day, new Date("2031-01-01T00:00:00Z"))));
+    const hashes = new Set(keys.map((k) => visitorHash(k, "203.0.113.7", "UA", 1)));
+    expect(hashes.size).toBe(1);
+    const other = await findOrCreateVisitorSalt(database.db, "2031-01-02", new Date("2031-01-02T00:00:00Z"));
+    expect(visitorHash(other, "203.0.113.7", "UA", 1)).not.toBe([...hashes][0]);
+    const [row] = await queryRows<{ salt: string }>(database.db, sql`select salt from visitor_salts where day = '2031-01-01'`);
+    expect(row?.salt).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("visitorHash: 16 hex digits, different for another group, agent or link", async () => {
+    const key = await findOrCreateVisitorSalt(database.db, "2031-02-01", new Date("2031-02-01T00:00:00Z"));
+    const base = visitorHash(key, "203.0.113.7", "UA", 1);
+    expect(base).toMatch(/^[0-9a-f]{16}$/);
+    expect(new Set([base, visitorHash(key, "203.0.113.8", "UA", 1), visitorHash(key, "203.0.113.7", "UA2", 1), visitorHash(key, "203.0.113.7", "UA", 2)]).size).toBe(4);
+  });
+
+  it.each([
+    ["during the grace, the day before stays", "2032-05-02T00:09:59Z", ["2032-04-30"]],
+    ["after the grace, it goes", "2032-05-02T00:10:00Z", ["2032-04-30", "2032-05-01"]],
+  ])("dropPastVisitorDays: %s", async (_, now, gone) => {
+    await database.db.execute(sql`delete from visitor_salts where day between '2032-04-01' and '2032-05-31'`);
+    await database.db.execute(sql`delete from link_visitors where day between '2032-04-01' and '2032-05-31'`);
+    for (const day of ["2032-04-30", "2032-05-01", "2032-05-02"]) {
+      await findOrCreateVisitorSalt(database.db, day, new Date("2032-04-01T00:00:00Z"));
+      await database.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, ${day}::date, 42)`);
+    }
+    expect(await dropPastVisitorDays(database.db, new Date(now))).toEqual(gone);
+    const left = await queryRows<{ day: string }>(database.db, sql`select day::text as day from visitor_salts where day between '2032-04-01' and '2032-05-31' order by 1`);
+    const visitors = await queryRows<{ day: string }>(database.db, sql`select day::text as day from link_visitors where day between '2032-04-01' and '2032-05-31' order by 1`);
+    const kept = ["2032-04-30", "2032-05-01", "2032-05-02"].filter((d) => !gone.includes(d));
+    expect(left.map((r) => r.day)).toEqual(kept);
+    expect(visitors.map((r) => r.day)).toEqual(kept);
+  });
+
+  it("making a day's salt deletes the days past their grace", async () => {
+    await findOrCreateVisitorSalt(database.db, "2033-01-01", new Date("2033-01-01T00:00:00Z"));
+    await database.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, '2033-01-01', 7)`);
+    await findOrCreateVisitorSalt(database.db, "2033-01-03", new Date("2033-01-02T23:59:00Z"));
+    expect(await queryRows(database.db, sql`select 1 from visitor_salts where day = '2033-01-01'`)).toEqual([]);
+    expect(await queryRows(database.db, sql`select 1 from link_visitors where day = '2033-01-01'`)).toEqual([]);
+  });
+});
+
+describe("recordDomainVisits", () => {
+  it("adds up per domain, kind, day and value; aliases cut to 255 code points; a deleted domain is skipped", async () => {
+    const user = await owner();
+    const gone = await owner();
+    await database.db.execute(sql`delete from domains where id = ${gone.domainId}`);
+    const long = "😀".repeat(300);
+    await recordDomainVisits(database.db, [
+      { domainId: user.domainId, kind: "index", day: "2026-05-01", value: "", count: 2 },
+      { domainId: user.domainId, kind: "index", day: "2026-05-01", value: "", count: 1 },
+      { domainId: user.domainId, kind: "alias", day: "2026-05-01", value: long, count: 1 },
+      { domainId: user.domainId, kind: "bots", day: "2026-05-02", value: "", count: 5 },
+      { domainId: gone.domainId, kind: "expired", day: "2026-05-01", value: "", count: 1 },
+    ]);
+    await recordDomainVisits(database.db, [{ domainId: user.domainId, kind: "alias", day: "2026-05-01", value: `${long}more`, count: 1 }]);
+    const rows = await queryRows<{ r: string }>(
+      database.db,
+      sql`select domain_id || '|' || kind || '|' || day::text || '|' || value || '|' || count::text as r from domain_visits_daily where domain_id in (${user.domainId}, ${gone.domainId}) order by 1`,
+    );
+    expect(rows.map((r) => r.r).sort()).toEqual([`${user.domainId}|alias|2026-05-01|${"😀".repeat(255)}|2`, `${user.domainId}|bots|2026-05-02||5`, `${user.domainId}|index|2026-05-01||3`].sort());
+  });
+});
