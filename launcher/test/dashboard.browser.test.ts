@@ -63,6 +63,10 @@ beforeAll(async () => {
     if (r.status() >= 500 || r.status() === 404) problems.push(`${r.status()} ${r.url()}`);
   });
   page.on("dialog", (dialog) => void dialog.accept());
+  // A file-chooser listener from the start: Playwright turns Chromium's interception on when the first one
+  // is added, asynchronously, so a listener added just before a key press could lose the race on a busy
+  // machine (the imports test timed out so, twice in five runs at load average 10).
+  page.on("filechooser", () => undefined);
   if (SAVE_SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
 }, 180_000);
 
