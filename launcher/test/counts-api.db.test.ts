@@ -15,7 +15,7 @@ const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({ ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000" });
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await server?.close();
 });

@@ -15,11 +15,6 @@ export type StatsSummary = { range: StatsRange; clicks: number; uniqueVisitors: 
 
 const HOUR_MS = 3_600_000;
 
-/** The start of an hour of the rollups: a day and its hour '00'–'23'. */
-function hourStart(day: string, hour: string): Date {
-  return new Date(`${day}T${hour}:00:00.000Z`);
-}
-
 /**
  * The first and last click of some links in a range of days (docs/adr/0042-account-wide-statistics.md):
  * the raw clicks' `(link_id, created_at)` index gives the exact moments while they are kept; the hourly
@@ -27,23 +22,28 @@ function hourStart(day: string, hour: string): Date {
  * raw moment is taken when it falls in the rollups' first (or last) hour; otherwise — the raw clicks
  * of that hour are gone — the start of that hour is the answer.
  */
-async function readFirstLast(db: Db, ofLinks: SQL, from: string, to: string): Promise<{ first: Date | null; last: Date | null }> {
-  const [row] = await queryRows<{ raw_first: unknown; raw_last: unknown; first_day: string | null; first_hour: string | null; last_day: string | null; last_hour: string | null }>(
+async function readFirstLast(db: Db, linkIds: readonly number[], from: string, to: string): Promise<{ first: Date | null; last: Date | null }> {
+  // One ordered index probe a link for each end (never a scan of the range's clicks), over the raw
+  // clicks' (link_id, created_at) index and the rollups' primary key.
+  const ids = sql`unnest(${`{${linkIds.join(",")}}`}::int[]) as l(id)`;
+  const lower = `${from}T00:00:00Z`;
+  const upper = `${addDays(to, 1)}T00:00:00Z`;
+  const raw = (order: SQL) =>
+    sql`select c.created_at from ${ids}, lateral (select created_at from clicks where link_id = l.id and created_at >= ${lower}::timestamptz and created_at < ${upper}::timestamptz order by ${order} limit 1) c`;
+  const hour = (order: SQL) =>
+    sql`select h.day::text || 'T' || h.value as hour from ${ids}, lateral (select day, value from link_stats_daily where link_id = l.id and dimension = 'clicks_hour' and day between ${from}::date and ${to}::date order by ${order} limit 1) h`;
+  const [row] = await queryRows<{ raw_first: unknown; raw_last: unknown; first_hour: string | null; last_hour: string | null }>(
     db,
     sql`select
-          (select min(created_at) from clicks where ${ofLinks} and created_at >= ${`${from}T00:00:00Z`}::timestamptz and created_at < ${`${addDays(to, 1)}T00:00:00Z`}::timestamptz) as raw_first,
-          (select max(created_at) from clicks where ${ofLinks} and created_at >= ${`${from}T00:00:00Z`}::timestamptz and created_at < ${`${addDays(to, 1)}T00:00:00Z`}::timestamptz) as raw_last,
-          f.day::text as first_day, f.value as first_hour, l.day::text as last_day, l.value as last_hour
-        from (select 1) one
-        left join lateral (select day, value from link_stats_daily where ${ofLinks} and dimension = 'clicks_hour' and day between ${from}::date and ${to}::date
-                           order by day, value limit 1) f on true
-        left join lateral (select day, value from link_stats_daily where ${ofLinks} and dimension = 'clicks_hour' and day between ${from}::date and ${to}::date
-                           order by day desc, value desc limit 1) l on true`,
+          (select min(created_at) from (${raw(sql`created_at`)}) f) as raw_first,
+          (select max(created_at) from (${raw(sql`created_at desc`)}) f) as raw_last,
+          (select min(hour) from (${hour(sql`day, value`)}) f) as first_hour,
+          (select max(hour) from (${hour(sql`day desc, value desc`)}) f) as last_hour`,
   );
   const rawFirst = row?.raw_first == null ? null : new Date(row.raw_first as string | Date);
   const rawLast = row?.raw_last == null ? null : new Date(row.raw_last as string | Date);
-  const hourFirst = row?.first_day && row.first_hour ? hourStart(row.first_day, row.first_hour) : null;
-  const hourLast = row?.last_day && row.last_hour ? hourStart(row.last_day, row.last_hour) : null;
+  const hourFirst = row?.first_hour ? new Date(`${row.first_hour}:00:00.000Z`) : null;
+  const hourLast = row?.last_hour ? new Date(`${row.last_hour}:00:00.000Z`) : null;
   if (!hourFirst || !hourLast) return { first: rawFirst, last: rawLast };
   return {
     first: rawFirst && rawFirst.getTime() < hourFirst.getTime() + HOUR_MS ? rawFirst : hourFirst,
@@ -56,7 +56,7 @@ export async function getStatsSummary({ ctx, input }: { ctx: Ctx; input: StatsSu
   const p = parseInput(StatsSummaryInput, input);
   const range = resolveRange(p, ctx.now());
   const linkId = await ownLinkId(ctx, p.link_id);
-  const [totals, moments] = await Promise.all([readTotals(ctx.db, linkId, range), readFirstLast(ctx.db, sql`link_id = ${linkId}`, range.from, range.to)]);
+  const [totals, moments] = await Promise.all([readTotals(ctx.db, linkId, range), readFirstLast(ctx.db, [linkId], range.from, range.to)]);
   return {
     range,
     clicks: totals.clicks,
@@ -96,7 +96,7 @@ export async function readAccountSummary(db: Db, scope: RollupScope & { userId: 
     );
     const ids = links.map((l) => l.value).filter((v) => /^[1-9]\d{0,8}$/.test(v));
     if (!ids.length || links.length > ACCOUNT_PROBED_LINKS) return bound;
-    return (await readFirstLast(db, sql`link_id = any(${`{${ids.join(",")}}`}::int[])`, day, day))[end] ?? bound;
+    return (await readFirstLast(db, ids.map(Number), day, day))[end] ?? bound;
   };
   const [firstClickAt, lastClickAt] = await Promise.all([momentOf(days?.first, "first"), momentOf(days?.last, "last")]);
   return { clicks: totals.clicks, uniqueVisitors: totals.unique, bots: totals.bots, firstClickAt, lastClickAt };
