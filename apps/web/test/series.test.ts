@@ -9,6 +9,7 @@ import {
   dayTicks,
   describeChart,
   fillDays,
+  formatShare,
   MAX_RANGE_DAYS,
   presetRange,
   rangeError,
@@ -251,5 +252,22 @@ describe("the chart's description for screen readers", () => {
   it("names no busiest day when every day is zero, and says when there are no days", () => {
     expect(describeChart(fillDays([], { from: "2026-11-20", to: "2026-11-21" }), series)).toBe("2 days from 20 Nov 2026 to 21 Nov 2026: 0 humans, 0 bots.");
     expect(describeChart([], series)).toBe("No days to show.");
+  });
+});
+
+describe("a breakdown's shares", () => {
+  it.each([
+    [142, 1427, "10%"],
+    [99, 1427, "6.9%"],
+    [1, 3, "33%"],
+    [0, 10, "0%"],
+    [1, 100_000, "0%"],
+    [1, 10_000, "0%"],
+    [3, 1000, "0.3%"],
+    [5, 0, "0%"],
+    [-2, 10, "0%"],
+    [10, 10, "100%"],
+  ])("%i of %i is %s", (count, total, text) => {
+    expect(formatShare(count, total)).toBe(text);
   });
 });

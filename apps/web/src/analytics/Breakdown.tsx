@@ -1,6 +1,6 @@
 import { useId, useState } from "react";
 import { Link } from "react-router";
-import { formatCount } from "./series.ts";
+import { formatCount, formatShare } from "./series.ts";
 
 export type BreakdownRow = { value: string; count: number; id?: number | undefined };
 
@@ -73,7 +73,6 @@ export function Breakdown({
           </colgroup>
           <tbody>
             {shown.map((r) => {
-              const share = total ? (r.count / total) * 100 : 0;
               return (
                 <tr key={r.id ?? r.value}>
                   <th scope="row" title={label(r.value)}>
@@ -83,7 +82,7 @@ export function Breakdown({
                     <span className="bar" style={{ width: `${(r.count / max) * 100}%` }} />
                   </td>
                   <td className="num">{formatCount(r.count)}</td>
-                  <td className="num muted share">{share >= 10 || share === 0 ? Math.round(share) : share.toFixed(1)}%</td>
+                  <td className="num muted share">{formatShare(r.count, total)}</td>
                 </tr>
               );
             })}

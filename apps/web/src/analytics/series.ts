@@ -139,6 +139,13 @@ export function formatCount(n: number): string {
   return Math.round(n).toLocaleString("en-US");
 }
 
+/** A share of a total as a percentage: whole from 10 % up (and 0 %), one decimal below (9.95 % → "10%", 6.94 % → "6.9%"). */
+export function formatShare(count: number, total: number): string {
+  const share = total > 0 && Number.isFinite(count) ? (Math.max(0, count) / total) * 100 : 0;
+  const tenths = Math.round(share * 10) / 10;
+  return tenths >= 10 || tenths === 0 ? `${Math.round(share)}%` : `${tenths.toFixed(1)}%`;
+}
+
 /** The last `days` days up to `today` (UTC), both included. */
 export function presetRange(days: number, today: Date): Range {
   const to = dayOf(today);
