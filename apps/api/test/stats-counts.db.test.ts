@@ -231,17 +231,48 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const owner = await createOwner(api);
     const ids: number[] = [];
     for (let i = 0; i < 103; i++) ids.push((await newLink(owner)).id);
+    const counts = ids.map((_, i) => (i < 3 ? 1 : 10 + (i % 5)));
     await insertRollups(
       "account_stats_daily",
       owner.user.id,
-      ids.map((id, i): Rollup => ["link", "2026-03-02", String(id), i < 3 ? 1 : 10 + (i % 5)]),
+      ids.map((id, i): Rollup => ["link", "2026-03-02", String(id), counts[i] ?? 0]),
     );
+    for (const [i, id] of ids.entries()) await insertRollups("link_stats_daily", id, [["clicks", "2026-03-02", "", counts[i] ?? 0]]);
     const res = await api.call(owner.user, "GET", `/api/v1/stats?name=links&${RANGE}`);
     expect(res.body.data).toHaveLength(100);
     expect(res.body.data.map((r: { id: number }) => r.id)).not.toContain(ids[0]);
     expect(res.body.data[0].count).toBe(14);
-    const counts = res.body.data.map((r: { count: number }) => r.count);
-    expect(counts).toEqual([...counts].sort((x, y) => y - x));
+    const ranked = res.body.data.map((r: { count: number }) => r.count);
+    expect(ranked).toEqual([...ranked].sort((x, y) => y - x));
+  });
+
+  it("links: a link never among any day's 200 busiest still ranks first when its days add up to the most (the threshold reads deeper)", async () => {
+    const owner = await createOwner(api);
+    const made = await queryRows<{ id: number }>(
+      api.database.db,
+      sql`insert into links (user_id, domain_id, alias, url) select ${owner.user.id}, ${owner.domain.id}, 'deep' || g || ${String(owner.user.id)}, 'https://dest.example/' || g from generate_series(1, 601) g returning id`,
+    );
+    const ids = made.map((r) => Number(r.id)).sort((a, b) => a - b);
+    const steady = ids[600] as number;
+    const days = ["2026-03-01", "2026-03-02", "2026-03-03"];
+    // 200 links a day with 3 clicks on that day only; the steady link 2 clicks every day: 201st each day, 6 in all.
+    const busy = ids.slice(0, 600).map((id, i) => [id, days[Math.floor(i / 200)] as string] as const);
+    await queryRows(
+      api.database.db,
+      sql`insert into account_stats_daily (user_id, dimension, day, value, count)
+          select ${owner.user.id}::int, 'link', b.day::date, b.id::text, 3 from unnest(${`{${busy.map(([id]) => id).join(",")}}`}::int[], ${`{${busy.map(([, day]) => day).join(",")}}`}::text[]) as b(id, day)
+          union all select ${owner.user.id}::int, 'link', d::date, ${String(steady)}::text, 2 from unnest(${`{${days.join(",")}}`}::text[]) as d`,
+    );
+    await queryRows(
+      api.database.db,
+      sql`insert into link_stats_daily (link_id, dimension, day, value, count)
+          select b.id, 'clicks', b.day::date, '', 3 from unnest(${`{${busy.map(([id]) => id).join(",")}}`}::int[], ${`{${busy.map(([, day]) => day).join(",")}}`}::text[]) as b(id, day)
+          union all select ${steady}::int, 'clicks', d::date, '', 2 from unnest(${`{${days.join(",")}}`}::text[]) as d`,
+    );
+    const res = await api.call(owner.user, "GET", `/api/v1/stats?name=links&${RANGE}`);
+    expect(res.body.data).toHaveLength(100);
+    expect(res.body.data[0]).toMatchObject({ id: steady, count: 6 });
+    expect(res.body.data.slice(1).map((r: { id: number }) => r.id)).toEqual(ids.slice(0, 99));
   });
 });
 

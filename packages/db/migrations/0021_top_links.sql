@@ -1,0 +1,1 @@
+CREATE INDEX "account_stats_daily_link_count_idx" ON "account_stats_daily" USING btree ("user_id","day","count" DESC NULLS LAST,"value") WHERE "account_stats_daily"."dimension" = 'link';
