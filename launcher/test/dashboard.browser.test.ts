@@ -270,10 +270,13 @@ describe("the dashboard in a real browser", () => {
     await page.getByText("3 selected").waitFor();
     await page.getByRole("region", { name: "Bulk actions" }).getByRole("button", { name: "Disable" }).click();
     await expect.poll(async () => (await api("GET", `/api/v1/links/${linkId}`)).disabled).toBe(1);
+    // The list's refetch after the change clears the selection: wait for it, or it may clear the next one.
+    await expect.poll(() => page.locator("table.links .status-3").count(), { timeout: 10_000 }).toBe(3);
+    await page.getByText("Select links for bulk actions").waitFor();
     await page.getByLabel("Select e2e-country").check();
     await page.getByLabel("Select other-one").check();
     await page.getByRole("region", { name: "Bulk actions" }).getByRole("button", { name: "Delete" }).click();
-    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(1);
+    await expect.poll(() => page.locator("table.links tbody tr").count(), { timeout: 10_000 }).toBe(1);
     expect(await page.locator("table.links tbody tr").innerText()).toContain("other-two");
     const remaining = (await api("GET", "/api/v1/links")) as Array<{ alias: string }>;
     expect(remaining.map((l) => l.alias)).toEqual(["other-two"]);
