@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { Fragment, useEffect, useState, type ReactNode } from "react";
+import { Fragment, lazy, Suspense, useEffect, useRef, useState, type ReactNode } from "react";
 import { Link, Route, Routes, useLocation, useNavigate, useNavigationType, useParams } from "react-router";
 import { AccountScreen } from "./screens/Account.tsx";
 import { ApiKeysScreen } from "./screens/ApiKeys.tsx";
@@ -17,8 +17,12 @@ import { applyTheme, storedTheme, type Theme } from "./theme.ts";
 import { isUnauthorized, messageOf, setCsrfToken, signOut, useTRPC, type Me } from "./trpc.ts";
 import { ErrorBanner } from "./ui.tsx";
 
+// The analytics screen is its own chunk, loaded when first opened: the first visit's JS stays within ADR 0034's budget.
+const AnalyticsScreen = lazy(() => import("./screens/Analytics.tsx").then((m) => ({ default: m.AnalyticsScreen })));
+
 const NAV = [
   { to: "/", label: "Links", isCurrent: (p: string) => p === "/" || p.startsWith("/links") },
+  { to: "/analytics", label: "Analytics", isCurrent: (p: string) => p.startsWith("/analytics") },
   { to: "/domains", label: "Domains", isCurrent: (p: string) => p.startsWith("/domains") },
   { to: "/spaces", label: "Spaces", isCurrent: (p: string) => p.startsWith("/spaces") },
   { to: "/pixels", label: "Pixels", isCurrent: (p: string) => p.startsWith("/pixels") },
@@ -28,6 +32,66 @@ const NAV = [
   { to: "/account", label: "Account", isCurrent: (p: string) => p === "/account" },
 ];
 const ADMIN_NAV = { to: "/users", label: "Users", isCurrent: (p: string) => p.startsWith("/users") };
+
+type NavItem = { to: string; label: string; isCurrent: (path: string) => boolean };
+
+/**
+ * The main navigation, the theme toggle and Sign out. Wide screens show them in the top bar; below 640 px
+ * they fold behind a "Menu" button (aria-expanded): opening moves the focus to the first link, Escape
+ * closes and gives the focus back to the button, and choosing a screen closes the menu.
+ */
+function MainMenu({ items, path, onSignOut }: { items: NavItem[]; path: string; onSignOut: () => void }) {
+  const [isOpen, setOpen] = useState(false);
+  const button = useRef<HTMLButtonElement>(null);
+  const panel = useRef<HTMLDivElement>(null);
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!isOpen) return;
+    panel.current?.querySelector<HTMLElement>("a, button")?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    const onPointer = (e: PointerEvent) => {
+      const target = e.target as Node;
+      if (!panel.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
+    };
+    document.addEventListener("keydown", onKey);
+    document.addEventListener("pointerdown", onPointer);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("pointerdown", onPointer);
+    };
+  }, [isOpen]);
+  return (
+    <>
+      <button ref={button} type="button" className="ghost menu-button" aria-expanded={isOpen} aria-controls="main-menu" onClick={() => setOpen((open) => !open)}>
+        <span aria-hidden="true" className="menu-icon" />
+        Menu
+      </button>
+      <div ref={panel} id="main-menu" className="top-menu" data-open={isOpen}>
+        <nav aria-label="Main">
+          <ul>
+            {items.map((item) => (
+              <li key={item.to}>
+                <Link to={item.to} aria-current={item.isCurrent(path) ? "page" : undefined} onClick={() => setOpen(false)}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="top-actions">
+          <ThemeToggle />
+          <button type="button" className="ghost" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </div>
+    </>
+  );
+}
 
 function ThemeToggle() {
   const [theme, setTheme] = useState<Theme>(storedTheme);
@@ -84,6 +148,14 @@ function Screens({ me }: { me: Me }) {
       <Route path="links/new" element={<LinkEditorScreen id={null} />} />
       <Route path="links/:id/edit" element={<WithLinkId render={(id) => <LinkEditorScreen id={id} />} />} />
       <Route path="links/:id" element={<WithLinkId render={(id) => <LinkDetailScreen id={id} />} />} />
+      <Route
+        path="analytics"
+        element={
+          <Suspense fallback={<p aria-live="polite">Loading…</p>}>
+            <AnalyticsScreen />
+          </Suspense>
+        }
+      />
       <Route path="domains" element={<DomainsScreen />} />
       <Route path="spaces" element={<SpacesScreen />} />
       <Route path="pixels" element={<PixelsScreen />} />
@@ -148,23 +220,7 @@ export function App() {
         <Link to="/" className="brand">
           Shortener
         </Link>
-        <nav aria-label="Main">
-          <ul>
-            {(me.data.role === "admin" ? [...NAV.slice(0, -1), ADMIN_NAV, ...NAV.slice(-1)] : NAV).map((item) => (
-              <li key={item.to}>
-                <Link to={item.to} aria-current={item.isCurrent(path) ? "page" : undefined}>
-                  {item.label}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="top-actions">
-          <ThemeToggle />
-          <button type="button" className="ghost" onClick={() => void doSignOut()}>
-            Sign out
-          </button>
-        </div>
+        <MainMenu items={me.data.role === "admin" ? [...NAV.slice(0, -1), ADMIN_NAV, ...NAV.slice(-1)] : NAV} path={path} onSignOut={() => void doSignOut()} />
       </header>
       <main id="main" tabIndex={-1}>
         <ScrollToTopOnNavigate />

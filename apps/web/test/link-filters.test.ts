@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INITIAL_FILTERS, listInputOf, withFilter } from "../src/screens/links/link-filters.ts";
+import { activeFilterCount, INITIAL_FILTERS, listInputOf, withFilter } from "../src/screens/links/link-filters.ts";
 
 /** The links list's filters (apps/web/src/screens/links/link-filters.ts) → `links.list`'s input. */
 describe("the links list's filters", () => {
@@ -17,5 +17,15 @@ describe("the links list's filters", () => {
     const onPage3 = withFilter(INITIAL_FILTERS, "page", 3);
     expect(onPage3.page).toBe(3);
     expect(withFilter(onPage3, "status", 2)).toMatchObject({ status: 2, page: 1 });
+  });
+
+  it.each([
+    [{}, 0],
+    [{ search: "typed", page: 4 }, 0],
+    [{ status: 3 as const }, 1],
+    [{ domain_id: 4 as const, space_id: 2 as const, pixel_id: 9 as const }, 3],
+    [{ search_by: "url" as const, sort_by: "clicks" as const, sort: "asc" as const, per_page: 100 as const }, 4],
+  ])("count the folded filters set (the phone's Filters button): %j → %i", (changes, count) => {
+    expect(activeFilterCount({ ...INITIAL_FILTERS, ...changes })).toBe(count);
   });
 });

@@ -1,47 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
 import { messageOf, useTRPC } from "../trpc.ts";
 import { copyText, ErrorBanner } from "../ui.tsx";
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
+// One link's analytics is its own chunk (with the analytics screen's parts), loaded with this screen.
+const LinkAnalytics = lazy(() => import("../analytics/LinkAnalytics.tsx").then((m) => ({ default: m.LinkAnalytics })));
 
-function Bars({ title, rows }: { title: string; rows: Array<{ value: string; count: number }> }) {
-  const max = Math.max(1, ...rows.map((r) => r.count));
-  return (
-    <figure className="bars">
-      <figcaption>{title}</figcaption>
-      {rows.length === 0 ? <p className="muted">No clicks yet.</p> : null}
-      <table>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.value}>
-              <th scope="row">{r.value}</th>
-              <td>
-                <span className="bar" style={{ width: `${(r.count / max) * 100}%` }} />
-              </td>
-              <td className="num">{r.count}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </figure>
-  );
-}
-
-/** A link: its facts, its statistics of the last 30 days, and its QR code (preview and downloads). */
+/** A link: its facts, its QR code (preview and downloads), and its analytics (humans, unique visitors, bots, every breakdown). */
 export function LinkDetailScreen({ id }: { id: number }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [copied, setCopied] = useState(false);
-  const to = new Date();
-  const from = new Date(to.getTime() - 29 * 86_400_000);
-  const range = { from: day(from), to: day(to) };
   const link = useQuery(trpc.links.get.queryOptions({ id }));
-  const daily = useQuery(trpc.stats.get.queryOptions({ link_id: id, name: "clicks", ...range }));
-  const countries = useQuery(trpc.stats.get.queryOptions({ link_id: id, name: "country", ...range }));
-  const platforms = useQuery(trpc.stats.get.queryOptions({ link_id: id, name: "platform", ...range }));
   const qr = useQuery(trpc.links.qr.queryOptions({ id, format: "svg", size: 256 }));
   const navigate = useNavigate();
   const remove = useMutation(
@@ -65,7 +37,6 @@ export function LinkDetailScreen({ id }: { id: number }) {
   if (!link.data) return <p aria-live="polite">Loading…</p>;
   const l = link.data;
   const svgUrl = qr.data ? `data:image/svg+xml;charset=utf-8,${encodeURIComponent(qr.data.data)}` : undefined;
-  const dailyRows = (daily.data?.data ?? []).map((r) => ({ value: r.value.slice(5), count: r.count }));
 
   return (
     <section aria-labelledby="link-title">
@@ -130,12 +101,9 @@ export function LinkDetailScreen({ id }: { id: number }) {
           </figcaption>
         </figure>
       </div>
-      <h2>Last 30 days</h2>
-      <div className="stats">
-        <Bars title="Clicks per day" rows={dailyRows.filter((r, i) => r.count > 0 || i >= dailyRows.length - 7)} />
-        <Bars title="Countries" rows={countries.data?.data ?? []} />
-        <Bars title="Platforms" rows={platforms.data?.data ?? []} />
-      </div>
+      <Suspense fallback={<p aria-live="polite">Loading analytics…</p>}>
+        <LinkAnalytics id={id} />
+      </Suspense>
       <p>
         <a href={`/stats/${id}`}>Public stats page</a>
       </p>

@@ -36,3 +36,9 @@ export function listInputOf(filters: LinkFilters, search: string): Inputs["links
     ...(filters.pixel_id ? { pixel_id: filters.pixel_id } : {}),
   };
 }
+
+/** How many of the folded filters (everything but the search and the page) differ from the initial ones. */
+export function activeFilterCount(filters: LinkFilters): number {
+  const keys = ["search_by", "status", "domain_id", "space_id", "pixel_id", "sort_by", "sort", "per_page"] as const;
+  return keys.filter((key) => filters[key] !== INITIAL_FILTERS[key]).length;
+}
