@@ -55,7 +55,16 @@ describe("GET /api/docs", () => {
       await page.goto(`${base}/api/docs`);
       await page.locator("h2", { hasText: "Create a link" }).first().waitFor({ timeout: 60_000 });
       const text = await page.locator("body").innerText();
-      for (const expected of ["Shortener REST API", "Links", "Statistics", "Imports", "Upload a CSV of links", "One series of a link", "This document (no key needed"]) {
+      for (const expected of [
+        "Shortener REST API",
+        "Links",
+        "Statistics",
+        "Imports",
+        "Upload a CSV of links",
+        "A link's summary, or one series of its clicks",
+        "Orphan visits of a domain",
+        "This document (no key needed",
+      ]) {
         expect(text).toContain(expected);
       }
       // Redoc's footer links its logo from cdn.redoc.ly: the CSP blocks it (no response, see `foreign`).
