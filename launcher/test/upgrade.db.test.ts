@@ -216,7 +216,10 @@ describe(`upgrading 0.1.0's database to this release`, () => {
     for (const [name, rows] of Object.entries(EXPECTED.statsPlain)) {
       const res = await api(EXPECTED.keys.ada, `/stats/${EXPECTED.ids.plain}?name=${name}&${EXPECTED.statsRange}`);
       expect(res.status, name).toBe(200);
-      expect(res.body.data, name).toEqual(rows);
+      // This release adds fields to some rows (`unique` and `bots` on clicks, `bots` on clicks_hour): 0.1.0's
+      // values are all still there, and its days had no visitors recorded, so their `unique` is 0.
+      expect(res.body.data, name).toEqual((rows as Json[]).map((row) => expect.objectContaining(row)));
+      if (name === "clicks") for (const row of res.body.data as Json[]) expect(row, name).toMatchObject({ unique: 0, bots: 0 });
     }
     expect((await api(EXPECTED.keys.ada, `/stats/${EXPECTED.ids.byCountry}?name=country&${EXPECTED.statsRange}`)).body.data).toEqual(EXPECTED.statsByCountry);
   });

@@ -372,12 +372,30 @@ describe("a link's domain in link answers", () => {
 });
 
 describe("statistics as CSV", () => {
-  it("format=csv or Accept: text/csv → value,count with the JSON's rows, formulas neutralised", async () => {
+  it("format=csv or Accept: text/csv → the JSON's rows (clicks with unique and bots), formulas neutralised", async () => {
     const o = await createOwner(api);
     const link = (await api.call(o.user, "POST", "/api/v1/links", { url: "https://example.org/s", domain_id: String(o.domain.id) })).body.data;
     const at = new Date();
-    const click = (referrer: string | null) => ({ linkId: link.id, at, country: "DE", platform: null, browser: null, device: null, language: null, referrer, counted: false, rotation: null });
-    await recordClicks(api.database.db, [click("=cmd|' /C calc'!A0"), click("=cmd|' /C calc'!A0"), click("news.example"), click(null)]);
+    const click = (referrer: string | null, visitor: string) => ({
+      linkId: link.id,
+      at,
+      country: "DE",
+      platform: null,
+      browser: null,
+      device: null,
+      language: null,
+      referrer,
+      counted: false,
+      rotation: null,
+      visitors: [visitor],
+    });
+    // Three visitors: the first comes twice.
+    await recordClicks(api.database.db, [
+      click("=cmd|' /C calc'!A0", "00000000000000a1"),
+      click("=cmd|' /C calc'!A0", "00000000000000a1"),
+      click("news.example", "00000000000000a2"),
+      click(null, "00000000000000a3"),
+    ]);
 
     const json = await api.call(o.user, "GET", `/api/v1/stats/${link.id}?name=referrer`);
     const csv = await api.app.inject({ method: "GET", url: `/api/v1/stats/${link.id}?name=referrer&format=csv`, headers: { authorization: `Bearer ${o.user.apiKey}` } });
@@ -392,9 +410,9 @@ describe("statistics as CSV", () => {
     const accepted = await api.app.inject({ method: "GET", url: `/api/v1/stats/${link.id}?name=clicks`, headers: { authorization: `Bearer ${o.user.apiKey}`, accept: "text/csv" } });
     expect(accepted.headers["content-type"]).toBe("text/csv; charset=utf-8");
     const lines = accepted.body.trimEnd().split("\r\n");
-    expect(lines[0]).toBe("value,count");
+    expect(lines[0]).toBe("value,count,unique,bots");
     expect(lines).toHaveLength(31);
-    expect(lines.at(-1)).toBe(`${at.toISOString().slice(0, 10)},4`);
+    expect(lines.at(-1)).toBe(`${at.toISOString().slice(0, 10)},4,3,0`);
     // format=json wins over the Accept header.
     const forced = await api.app.inject({ method: "GET", url: `/api/v1/stats/${link.id}?name=clicks&format=json`, headers: { authorization: `Bearer ${o.user.apiKey}`, accept: "text/csv" } });
     expect(forced.statusCode).toBe(200);
