@@ -77,18 +77,22 @@ describe("rate limits shared through Redis", () => {
     expect(counts).toEqual({ 401: 10, 429: 190 });
   });
 
-  it("stores counters under the prefix, by key id and address, never the key itself", async () => {
+  it("stores counters under the prefix, by key id and a keyed hash of the address, never the key or the address itself", async () => {
     const app = await processWith({});
     const { apiKey } = await createTestUser(database.db);
     await account(app, apiKey);
+    const before = new Set(await testRedis.redis.keys(`${testRedis.prefix}failed-tries:*`));
     await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "192.0.2.78" });
     await app.inject({ method: "GET", url: "/api/v1/account", remoteAddress: "2001:db8:5:6::7" });
     const keys = await testRedis.redis.keys(`${testRedis.prefix}*`);
     expect(keys.some((k) => /k:\d+$/.test(k))).toBe(true);
-    expect(keys).toContain(`${testRedis.prefix}failed-tries:key|192.0.2.78`);
-    expect(keys).toContain(`${testRedis.prefix}failed-tries:key|2001:db8:5:6::/64`);
-    expect(keys.join(" ")).not.toContain(apiKey.slice(4, 20));
-    const ttl = await testRedis.redis.pttl(`${testRedis.prefix}failed-tries:key|192.0.2.78`);
+    // One failed-try counter per address group (CONTRACT §21: no address stored anywhere, Redis included).
+    const tries = keys.filter((k) => k.startsWith(`${testRedis.prefix}failed-tries:key|`) && !before.has(k));
+    expect(tries).toHaveLength(2);
+    for (const key of tries) expect(key.slice(`${testRedis.prefix}failed-tries:key|`.length)).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const all = keys.join(" ");
+    for (const text of [apiKey.slice(4, 20), "192.0.2.78", "2001:db8:5:6"]) expect(all).not.toContain(text);
+    const ttl = await testRedis.redis.pttl(tries[0] as string);
     expect(ttl > 14 * 60_000 && ttl <= 15 * 60_000).toBe(true);
   });
 
