@@ -65,10 +65,11 @@ export async function ensureDebianPackages(commands: Readonly<Record<string, str
   if (!missing.length) return;
   if (process.getuid?.() !== 0) throw new Error(`missing ${missing.join(", ")}: install Debian's package(s) (apt-get install ${missing.join(" ")}) or run the tests as root`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = () => run("apt-get", ["install", "-y", "-q", ...missing], { what: `apt-get install ${missing.join(" ")}`, timeoutMs: 600_000, env, allowFailure: true });
+  const install = () =>
+    run("apt-get", ["-o", "DPkg::Lock::Timeout=600", "install", "-y", "-q", ...missing], { what: `apt-get install ${missing.join(" ")}`, timeoutMs: 600_000, env, allowFailure: true });
   let result = await install();
   if (result.code !== 0) {
-    await run("apt-get", ["update", "-q"], { what: "apt-get update", timeoutMs: 300_000, env });
+    await run("apt-get", ["-o", "DPkg::Lock::Timeout=600", "update", "-q"], { what: "apt-get update", timeoutMs: 300_000, env });
     result = await install();
   }
   if (result.code !== 0) throw new Error(`apt-get install ${missing.join(" ")} failed (exit ${result.code}):\n${tail(`${result.stdout}\n${result.stderr}`)}`);

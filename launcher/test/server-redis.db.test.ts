@@ -15,5 +15,5 @@ describe("REDIS_URL", () => {
     await expect(startServer(env({ REDIS_URL: "redis://127.0.0.1:1" }), pino({ level: "silent" }))).rejects.toThrow(/^REDIS_URL cannot be reached/);
     const running = await startServer(env({}), pino({ level: "silent" }));
     await running.close();
-  });
+  }, 90_000);
 });

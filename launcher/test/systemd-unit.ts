@@ -112,7 +112,7 @@ export function ensureSystemdAnalyze(): string {
   if (!hasApt) throw new Error("systemd-analyze is missing: install systemd (Debian and Ubuntu: apt-get install -y systemd)");
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   for (const args of [["update"], ["install", "-y", "--no-install-recommends", "systemd"]]) {
-    const result = spawnSync("apt-get", args, { env, encoding: "utf8" });
+    const result = spawnSync("apt-get", ["-o", "DPkg::Lock::Timeout=600", ...args], { env, encoding: "utf8" });
     if (result.status !== 0) throw new Error(`apt-get ${args.join(" ")} failed (systemd-analyze is missing; run it as root): ${result.stderr.slice(-500)}`);
   }
   const installed = has();

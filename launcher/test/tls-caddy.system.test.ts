@@ -29,7 +29,7 @@ const uniq = () => Math.random().toString(36).slice(2, 8);
 function ensureCaddy(): void {
   const has = () => spawnSync("sh", ["-c", "command -v caddy"], { stdio: "ignore" }).status === 0;
   if (has()) return;
-  const run = (args: string[]) => spawnSync("apt-get", args, { encoding: "utf8", timeout: 300_000, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+  const run = (args: string[]) => spawnSync("apt-get", ["-o", "DPkg::Lock::Timeout=600", ...args], { encoding: "utf8", timeout: 300_000, env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
   let result = run(["install", "-y", "--no-install-recommends", "caddy"]);
   // A machine whose package lists are old or empty: fetch them once, then try again.
   if (result.status !== 0) result = run(["update"]).status === 0 ? run(["install", "-y", "--no-install-recommends", "caddy"]) : result;
