@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { startProcess, stopProcess } from "../common.ts";
 import { CASE_ORDER, CASES, type CaseName, type CaseParams } from "./cases.ts";
-import { createBenchDb, dropBenchDb, seedLinks } from "./db.ts";
+import { createBenchDb, dropBenchDb, ownerColumn, seedLinks } from "./db.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 
 export type CompareSettings = {
@@ -53,10 +53,10 @@ function cpuMs(pid: number | undefined): number {
 async function seedSide(url: string, count: number): Promise<CaseParams> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    const [row] = await sql<{ user_id: number; domain_id: number }[]>`
-      select u.id as user_id, d.id as domain_id from users u join domains d on d.user_id = u.id where u.role = 'admin' order by d.id limit 1`;
+    const owner = sql(await ownerColumn(sql));
+    const [row] = await sql<{ owner_id: number; domain_id: number }[]>`select d.${owner} as owner_id, d.id as domain_id from domains d order by d.id limit 1`;
     if (!row) throw new Error("no admin domain: did the bootstrap run?");
-    await seedLinks(sql, row.user_id, row.domain_id, count);
+    await seedLinks(sql, row.owner_id, row.domain_id, count);
     return { domainId: row.domain_id, linkCount: count, runTag: `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}` };
   } finally {
     await sql.end();

@@ -66,9 +66,9 @@ const load = (): string => loadavg()[0]?.toFixed(2) ?? "?";
 async function seed(url: string, domainName: string): Promise<CaseParams> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    const { userId, domainId } = await findAdminAndDomain(sql, domainName);
+    const { ownerId, domainId } = await findAdminAndDomain(sql, domainName);
     const start = performance.now();
-    await seedLinks(sql, userId, domainId, LINKS);
+    await seedLinks(sql, ownerId, domainId, LINKS);
     const seconds = (performance.now() - start) / 1000;
     const [ids] = await sql<{ n: number; max: number }[]>`select count(*)::int as n, coalesce(max(id), 0)::int as max from links`;
     if (ids?.n !== LINKS || ids.max !== LINKS) throw new Error(`seeded links are not ids 1..${LINKS}: ${JSON.stringify(ids)}`);

@@ -62,13 +62,13 @@ async function main(): Promise<void> {
     server = await startServer({ DATABASE_URL: url, SERVICES: "api" });
     database = await openDb({ url, poolSize: 2 });
     const sql = sqlOf(database);
-    const [user] = await sql<Array<{ id: number }>>`select id from users order by id limit 1`;
+    const [user] = await sql<Array<{ id: number }>>`select id from workspaces order by id limit 1`;
     const [domain] = await sql<Array<{ id: number }>>`select id from domains order by id limit 1`;
     if (!user || !domain) throw new Error("no bootstrap user or domain");
-    const [space] = await sql<Array<{ id: number }>>`insert into spaces (user_id, name) values (${user.id}, 'Bench') returning id`;
+    const [space] = await sql<Array<{ id: number }>>`insert into spaces (workspace_id, name) values (${user.id}, 'Bench') returning id`;
     const pixelRows = await sql<
       Array<{ id: number }>
-    >`insert into pixels (user_id, name, type, value) values (${user.id}, 'fb', 'facebook', '123'), (${user.id}, 'ga', 'google-analytics', 'G-1') returning id`;
+    >`insert into pixels (workspace_id, name, type, value) values (${user.id}, 'fb', 'facebook', '123'), (${user.id}, 'ga', 'google-analytics', 'G-1') returning id`;
     const hash = await hashPassword("bench");
 
     log(`seeding ${ROWS.toLocaleString("en-US")} links…`);
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     for (let from = 1; from <= ROWS; from += 100_000) {
       const to = Math.min(from + 99_999, ROWS);
       await sql`
-        insert into links (user_id, domain_id, space_id, alias, url, title, password_hash, expiration_clicks)
+        insert into links (workspace_id, domain_id, space_id, alias, url, title, password_hash, expiration_clicks)
         select ${user.id}, ${domain.id}, case when g % 10 = 0 then ${space?.id ?? null}::int end, 'x' || g,
                'https://bench.example/p/' || g || '?utm_source=list' || (g % 97), 'Benchmark link number ' || g,
                case when g % 5 = 0 then ${hash} end, g % 3

@@ -143,13 +143,13 @@ async function main(): Promise<void> {
       // The least any links table carries: a generated key and the unique (domain, alias) the contract
       // needs (a unique index decides between concurrent creates of one alias).
       await sql.unsafe(
-        "create table bench_keys (id bigserial primary key, user_id int not null, domain_id int not null, url text not null, alias text not null, title text, unique (domain_id, alias))",
+        "create table bench_keys (id bigserial primary key, workspace_id int not null, domain_id int not null, url text not null, alias text not null, title text, unique (domain_id, alias))",
       );
-      const keys = await timed(async () => pipeline(rowsAsText(), await sql`copy bench_keys (user_id, domain_id, url, alias, title) from stdin`.writable()));
+      const keys = await timed(async () => pipeline(rowsAsText(), await sql`copy bench_keys (workspace_id, domain_id, url, alias, title) from stdin`.writable()));
       results.push({ method: "COPY into a table with only a key and unique (domain, alias)", seconds: keys.seconds, rows: ROWS });
       log(`COPY keys only: ${keys.seconds.toFixed(1)} s`);
       await sql.unsafe("drop table bench_keys");
-      const into = await timed(async () => pipeline(rowsAsText(), await sql`copy links (user_id, domain_id, url, alias, title) from stdin`.writable()));
+      const into = await timed(async () => pipeline(rowsAsText(), await sql`copy links (workspace_id, domain_id, url, alias, title) from stdin`.writable()));
       results.push({ method: "COPY into `links` (with its indexes)", seconds: into.seconds, rows: ROWS });
       log(`COPY links: ${into.seconds.toFixed(1)} s`);
       await truncate();

@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import postgres from "postgres";
-import { ACCOUNT_STATS_NAMES, getAccountStats, recordClicks, type Click, type Ctx } from "@shortener/core";
+import { ACCOUNT_STATS_NAMES, getAccountStats, personalActor, recordClicks, type Click, type Ctx } from "@shortener/core";
 import { seededRandom } from "@shortener/core/testing";
 import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
 
@@ -116,11 +116,13 @@ async function main(): Promise<void> {
       return body;
     };
     const account = (JSON.parse(await call("/api/v1/account")) as { data: { id: number } }).data.id;
+    const actor = await personalActor(server.database.db, { id: account, role: "admin" });
+    if (!actor) throw new Error("the admin has no personal workspace");
     const domain = (JSON.parse(await call("/api/v1/domains")) as { data: Array<{ id: number }> }).data[0]?.id;
     // The links themselves are not what is measured: written in one statement.
     const ids = await sql<Array<{ id: number }>>`
-      insert into links (user_id, domain_id, alias, url)
-      select ${account}, ${domain ?? 0}, 'b' || g, 'https://example.org/' || g from generate_series(1, ${LINKS}) g
+      insert into links (workspace_id, domain_id, alias, url)
+      select ${actor.workspaceId}, ${domain ?? 0}, 'b' || g, 'https://example.org/' || g from generate_series(1, ${LINKS}) g
       returning id`;
     const linkIds = ids.map((r) => r.id);
     const end = Date.now();
@@ -132,7 +134,7 @@ async function main(): Promise<void> {
              (select count(*) from links where clicks > 0)::text as linked, (select sum(clicks) from links)::text as clicks,
              (select sum(count) from account_stats_daily where dimension = 'bots')::text as bots`;
 
-    const ctx: Ctx = { db: server.database.db, now: () => new Date(), actor: { userId: account, role: "admin" } };
+    const ctx: Ctx = { db: server.database.db, now: () => new Date(), actor };
     const today = new Date(end).toISOString().slice(0, 10);
     const rows: string[] = [];
     for (const [label, days] of [

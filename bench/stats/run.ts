@@ -12,7 +12,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import postgres from "postgres";
-import { getAccountStats, getStats, getStatsSummary, recordClicks, type AccountStatsName, type Click, type Ctx } from "@shortener/core";
+import { getAccountStats, getStats, getStatsSummary, personalActor, recordClicks, type AccountStatsName, type Click, type Ctx } from "@shortener/core";
 import { seededRandom } from "@shortener/core/testing";
 import { pgArray } from "@shortener/db";
 import { parseEnv, startServer, type RunningServer } from "@shortener/launcher";
@@ -220,7 +220,9 @@ async function main(): Promise<void> {
     const writeLinkId = ((await second.json()) as { data: { id: number } }).data.id;
 
     const account = JSON.parse(await call("/api/v1/account")) as { data: { id: number } };
-    const ctx: Ctx = { db: server.database.db, now: () => new Date(), actor: { userId: account.data.id, role: "admin" } };
+    const actor = await personalActor(server.database.db, { id: account.data.id, role: "admin" });
+    if (!actor) throw new Error("the admin has no personal workspace");
+    const ctx: Ctx = { db: server.database.db, now: () => new Date(), actor };
     const end = Date.now();
     process.stderr.write(`Seeding ${CLICKS.toLocaleString("en-US")} clicks over ${DAYS} days through recordClicks (${BATCH.toLocaleString("en-US")} a batch)…\n`);
     const seeded = await seed(server, linkId, end);

@@ -83,10 +83,13 @@ async function main(): Promise<void> {
 
   try {
     const user = await createTestUser(database.db);
-    const [domain] = await queryRows<{ id: number }>(database.db, sql`insert into domains (user_id, name) values (${user.id}, ${`bench-${randomBytes(3).toString("hex")}.example`}) returning id`);
+    const [domain] = await queryRows<{ id: number }>(
+      database.db,
+      sql`insert into domains (workspace_id, name) values (${user.workspaceId}, ${`bench-${randomBytes(3).toString("hex")}.example`}) returning id`,
+    );
     const links = await queryRows<{ id: number }>(
       database.db,
-      sql`insert into links (user_id, domain_id, alias, url) select ${user.id}::int, ${domain?.id}::int, 'w' || i, 'https://example.com/' || i from generate_series(1, ${Math.min(EVENTS, PER_FLUSH)}) as i returning id`,
+      sql`insert into links (workspace_id, domain_id, alias, url) select ${user.workspaceId}::int, ${domain?.id}::int, 'w' || i, 'https://example.com/' || i from generate_series(1, ${Math.min(EVENTS, PER_FLUSH)}) as i returning id`,
     );
     for (let w = 0; w < WEBHOOKS; w++) {
       const { webhook, secret } = await createWebhook({ ctx: user.ctx, input: { url: `http://127.0.0.1:${port}/${w}`, events: ["link.clicked"] }, options: { allowPrivateTargets: true } });

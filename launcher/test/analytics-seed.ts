@@ -122,7 +122,7 @@ export type SeedResult = { perLink: Map<number, SeededDay[]>; account: SeededDay
  */
 export async function seedAnalyticsHistory(
   db: Db,
-  options: { userId: number; today: string; days: number; links: Array<{ id: number; weight: number; quiet?: boolean }>; domainId: number },
+  options: { workspaceId: number; today: string; days: number; links: Array<{ id: number; weight: number; quiet?: boolean }>; domainId: number },
 ): Promise<SeedResult> {
   const next = random(29);
   const linkRows: Array<typeof linkStatsDaily.$inferInsert> = [];
@@ -197,7 +197,7 @@ export async function seedAnalyticsHistory(
 
   const accountRows = [...account].map(([key, count]) => {
     const [dimension = "", day = "", value = ""] = key.split("\u0000");
-    return { userId: options.userId, dimension: dimension as never, day, value, count };
+    return { workspaceId: options.workspaceId, dimension: dimension as never, day, value, count };
   });
   for (let i = 0; i < linkRows.length; i += 1000) await db.insert(linkStatsDaily).values(linkRows.slice(i, i + 1000));
   for (let i = 0; i < accountRows.length; i += 1000) await db.insert(accountStatsDaily).values(accountRows.slice(i, i + 1000));

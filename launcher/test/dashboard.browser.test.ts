@@ -354,7 +354,7 @@ describe("the dashboard in a real browser", () => {
     // not on this branch yet), for the 89 days before today; today: real visits through the redirect.
     const today = new Date().toISOString().slice(0, 10);
     const seeded = await seedAnalyticsHistory(server.database.db, {
-      userId: account.id,
+      workspaceId: account.id, // the first start's admin: user 1, personal workspace 1
       today,
       days: 89,
       links: [

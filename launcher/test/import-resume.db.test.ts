@@ -95,7 +95,7 @@ function startWorker(port: number): Worker {
 
 describe("a worker killed mid-job", () => {
   it("resumes the job after a restart: every row exactly once", { timeout: 240_000 }, async () => {
-    const { jobId, userId, domainId } = await withDb(async (database) => {
+    const { jobId, workspaceId, domainId } = await withDb(async (database) => {
       const user = await createTestUser(database.db);
       const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique("r")}.example` } });
       const { job } = await createImport({ ctx: user.ctx, input: { source: csv(), domain_id: domain.id, total_rows: ROWS } });
@@ -103,7 +103,7 @@ describe("a worker killed mid-job", () => {
       const queue = createImporter({ database, now: () => new Date(), log: { info() {}, warn() {}, error() {} } });
       await queue.enqueue(job.id);
       await queue.close();
-      return { jobId: job.id, userId: user.id, domainId: domain.id };
+      return { jobId: job.id, workspaceId: user.workspaceId, domainId: domain.id };
     });
 
     const first = startWorker(await freePort());
@@ -135,7 +135,7 @@ describe("a worker killed mid-job", () => {
     await withDb(async (database) => {
       const [job] = await database.db.select().from(importJobs).where(eq(importJobs.id, jobId));
       expect(job).toMatchObject({ status: "completed", processedRows: ROWS, createdRows: ROWS - BAD_ROWS, failedRows: BAD_ROWS, skippedRows: 0, hasSource: false });
-      const rows = await database.db.select({ key: links.importKey, alias: links.alias, url: links.url }).from(links).where(eq(links.userId, userId));
+      const rows = await database.db.select({ key: links.importKey, alias: links.alias, url: links.url }).from(links).where(eq(links.workspaceId, workspaceId));
       expect(rows).toHaveLength(ROWS - BAD_ROWS);
       const keys = new Set(rows.map((r) => r.key));
       expect(keys.size).toBe(rows.length);

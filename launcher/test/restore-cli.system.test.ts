@@ -61,8 +61,9 @@ beforeAll(async () => {
   try {
     const pg = database.pglite as NonNullable<typeof database.pglite>;
     await pg.exec(`insert into users (email, name, role) values ('admin@example.com', 'Admin', 'admin');
-      insert into domains (user_id, name, verified_at) values (1, 'example.com', now());
-      insert into links (user_id, domain_id, alias, url, clicks) select 1, 1, 'l' || i, 'https://example.org/' || i, i from generate_series(1, 50) i;`);
+      insert into workspaces (name, personal_user_id) values ('Admin', 1);
+      insert into domains (workspace_id, name, verified_at) values (1, 'example.com', now());
+      insert into links (workspace_id, domain_id, alias, url, clicks) select 1, 1, 'l' || i, 'https://example.org/' || i, i from generate_series(1, 50) i;`);
     const snapshot = await snapshotEmbedded(database, source);
     counts = formatBackupCounts(snapshot.manifest.counts);
     backup = join(dir, "backup.tar.gz");

@@ -48,7 +48,12 @@ beforeAll(async () => {
         throw thrower(input.code);
       }),
   });
-  await registerTrpc(app, { deps, guard: async () => ({ userId: 1, role: "user", keyId: 1, scopes: API_KEY_SCOPES, expiresAt: null }), router: testRouter, prefix: "/test-trpc" });
+  await registerTrpc(app, {
+    deps,
+    guard: async () => ({ userId: 1, role: "user", workspaceId: 1, workspaceRole: "owner", keyId: 1, scopes: API_KEY_SCOPES, expiresAt: null }),
+    router: testRouter,
+    prefix: "/test-trpc",
+  });
   await app.ready();
 });
 afterAll(async () => {

@@ -184,9 +184,9 @@ describe("GET /api/v1/links/export", () => {
     const o = await createOwner(api);
     // 2,345 links: three pages of the stream.
     await api.database.db.execute(
-      sql`insert into links (user_id, domain_id, alias, url) select ${o.user.id}, ${o.domain.id}, 'bulk' || g, 'https://example.org/' || g from generate_series(1, 2345) g`,
+      sql`insert into links (workspace_id, domain_id, alias, url) select ${o.user.workspaceId}, ${o.domain.id}, 'bulk' || g, 'https://example.org/' || g from generate_series(1, 2345) g`,
     );
-    const ids = (await api.database.db.select({ id: links.id }).from(links).where(eq(links.userId, o.user.id)).orderBy(links.id)).map((r) => r.id);
+    const ids = (await api.database.db.select({ id: links.id }).from(links).where(eq(links.workspaceId, o.user.workspaceId)).orderBy(links.id)).map((r) => r.id);
     const asc = await exportCsv(o.user.apiKey);
     expect(asc.rows).toHaveLength(2346);
     expect(asc.rows.slice(1).map((r) => r[1])).toEqual(Array.from({ length: 2345 }, (_, i) => `bulk${i + 1}`));

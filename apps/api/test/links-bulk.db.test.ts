@@ -140,7 +140,7 @@ describe("PATCH /api/v1/links", () => {
         api.database.db
           .select()
           .from(webhookEvents)
-          .where(and(eq(webhookEvents.userId, owner.user.id), inArray(webhookEvents.type, ["link.updated", "link.deleted"])));
+          .where(and(eq(webhookEvents.workspaceId, owner.user.workspaceId), inArray(webhookEvents.type, ["link.updated", "link.deleted"])));
       const before = (await events()).length;
       expect((await api.call(owner.user, "PATCH", "/api/v1/links", { ids: ids.join(","), title: "Evented" })).status).toBe(200);
       const updated = (await events()).slice(before);

@@ -14,7 +14,7 @@ const space: Space = { id: 4, name: "Work", color: 2, createdAt: at, updatedAt: 
 const pixel: Pixel = { id: 5, name: "Ads", type: "google-ads", value: "AW-1", createdAt: at, updatedAt: at };
 const bare: Link = {
   id: 9,
-  userId: 1,
+  workspaceId: 1,
   alias: "abc123",
   url: "https://example.com/",
   title: null,

@@ -26,7 +26,7 @@ async function newLink(owner: Owner, alias?: string): Promise<{ id: number; shor
 }
 
 async function insertRollups(table: "link_stats_daily" | "account_stats_daily" | "domain_visits_daily", id: number, rows: Rollup[]): Promise<void> {
-  const key = sql.raw(table === "link_stats_daily" ? "link_id, dimension" : table === "account_stats_daily" ? "user_id, dimension" : "domain_id, kind");
+  const key = sql.raw(table === "link_stats_daily" ? "link_id, dimension" : table === "account_stats_daily" ? "workspace_id, dimension" : "domain_id, kind");
   for (const [dimension, day, value, count] of rows) {
     await queryRows(api.database.db, sql`insert into ${sql.raw(table)} (${key}, day, value, count) values (${id}, ${dimension}, ${day}::date, ${value}, ${count})`);
   }
@@ -250,7 +250,7 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const owner = await createOwner(api);
     const made = await queryRows<{ id: number }>(
       api.database.db,
-      sql`insert into links (user_id, domain_id, alias, url) select ${owner.user.id}, ${owner.domain.id}, 'deep' || g || ${String(owner.user.id)}, 'https://dest.example/' || g from generate_series(1, 601) g returning id`,
+      sql`insert into links (workspace_id, domain_id, alias, url) select ${owner.user.workspaceId}, ${owner.domain.id}, 'deep' || g || ${String(owner.user.id)}, 'https://dest.example/' || g from generate_series(1, 601) g returning id`,
     );
     const ids = made.map((r) => Number(r.id)).sort((a, b) => a - b);
     const steady = ids[600] as number;
@@ -259,9 +259,9 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const busy = ids.slice(0, 600).map((id, i) => [id, days[Math.floor(i / 200)] as string] as const);
     await queryRows(
       api.database.db,
-      sql`insert into account_stats_daily (user_id, dimension, day, value, count)
-          select ${owner.user.id}::int, 'link', b.day::date, b.id::text, 3 from unnest(${`{${busy.map(([id]) => id).join(",")}}`}::int[], ${`{${busy.map(([, day]) => day).join(",")}}`}::text[]) as b(id, day)
-          union all select ${owner.user.id}::int, 'link', d::date, ${String(steady)}::text, 2 from unnest(${`{${days.join(",")}}`}::text[]) as d`,
+      sql`insert into account_stats_daily (workspace_id, dimension, day, value, count)
+          select ${owner.user.workspaceId}::int, 'link', b.day::date, b.id::text, 3 from unnest(${`{${busy.map(([id]) => id).join(",")}}`}::int[], ${`{${busy.map(([, day]) => day).join(",")}}`}::text[]) as b(id, day)
+          union all select ${owner.user.workspaceId}::int, 'link', d::date, ${String(steady)}::text, 2 from unnest(${`{${days.join(",")}}`}::text[]) as d`,
     );
     await queryRows(
       api.database.db,
@@ -278,15 +278,15 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const owner = await createOwner(api);
     const made = await queryRows<{ id: number }>(
       api.database.db,
-      sql`insert into links (user_id, domain_id, alias, url) select ${owner.user.id}, ${owner.domain.id}, 'thr' || g || '-' || ${String(owner.user.id)}, 'https://dest.example/' || g from generate_series(1, 250) g returning id`,
+      sql`insert into links (workspace_id, domain_id, alias, url) select ${owner.user.workspaceId}, ${owner.domain.id}, 'thr' || g || '-' || ${String(owner.user.id)}, 'https://dest.example/' || g from generate_series(1, 250) g returning id`,
     );
     const ids = made.map((r) => Number(r.id)).sort((a, b) => a - b);
     const countOf = (i: number) => (i < 100 ? 50 : 1);
     const list = (values: Array<string | number>) => `{${values.join(",")}}`;
     await queryRows(
       api.database.db,
-      sql`insert into account_stats_daily (user_id, dimension, day, value, count)
-          select ${owner.user.id}::int, 'link', '2026-03-02'::date, v.id::text, v.n from unnest(${list(ids)}::int[], ${list(ids.map((_, i) => countOf(i)))}::int[]) as v(id, n)`,
+      sql`insert into account_stats_daily (workspace_id, dimension, day, value, count)
+          select ${owner.user.workspaceId}::int, 'link', '2026-03-02'::date, v.id::text, v.n from unnest(${list(ids)}::int[], ${list(ids.map((_, i) => countOf(i)))}::int[]) as v(id, n)`,
     );
     await queryRows(
       api.database.db,

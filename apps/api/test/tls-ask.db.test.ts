@@ -61,7 +61,7 @@ async function verifiedUserDomain(user: TestUser, name: string) {
  * NOTIFY may arrive after the first answer and drop it again).
  */
 async function silentVerifiedDomain(): Promise<{ id: number; name: string }> {
-  const domain = await insertTestDomain(api.database.db, admin.id);
+  const domain = await insertTestDomain(api.database.db, admin.workspaceId);
   await api.database.db.execute(sql`update domains set verified_at = now(), verification_token = null where id = ${domain.id}`);
   return domain;
 }

@@ -42,7 +42,7 @@ describe.each([["database"], ["Redis"]] as const)("failed tries counted in the %
     const ip = nextIp();
     const admin = await createTestUser(suite.database.db, { role: "admin" });
     const owner = await createTestUser(suite.database.db);
-    const domain = await insertTestDomain(suite.database.db, owner.id);
+    const domain = await insertTestDomain(suite.database.db, owner.workspaceId);
     // The admin's key is in process A's cache; the session was opened from another address.
     expect((await a.inject({ method: "GET", url: "/api/v1/account", remoteAddress: nextIp(), headers: bearer(admin.apiKey) })).statusCode).toBe(200);
     const signIn = await a.inject({

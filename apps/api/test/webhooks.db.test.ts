@@ -39,8 +39,8 @@ async function json(user: { apiKey: string }, method: "POST" | "PATCH" | "PUT", 
   return { status: res.statusCode, body: res.json() };
 }
 
-async function outbox(userId: number) {
-  return api.database.db.select().from(webhookEvents).where(eq(webhookEvents.userId, userId)).orderBy(webhookEvents.id);
+async function outbox(workspaceId: number) {
+  return api.database.db.select().from(webhookEvents).where(eq(webhookEvents.workspaceId, workspaceId)).orderBy(webhookEvents.id);
 }
 
 describe("/api/v1/webhooks", () => {
@@ -202,7 +202,7 @@ describe("events in the outbox, written with the change", () => {
     const updated = (await api.call(key, "PATCH", `/api/v1/links/${created.id}`, { title: "Changed" })).body.data;
     const shown = (await api.call(key, "GET", `/api/v1/links/${plain.id}`)).body.data;
     await api.call(key, "DELETE", `/api/v1/links/${plain.id}`);
-    const rows = await outbox(owner.user.id);
+    const rows = await outbox(owner.user.workspaceId);
     expect(rows.map((r) => [r.type, r.data])).toEqual([
       ["link.created", created],
       ["link.created", plain],
@@ -222,8 +222,8 @@ describe("events in the outbox, written with the change", () => {
     expect((await api.call(owner.user, "PATCH", `/api/v1/links/${link.id}`, { url: "nope" })).status).toBe(422);
     expect((await api.call(bystander.user, "DELETE", `/api/v1/links/${link.id}`)).status).toBe(404);
     await api.call(bystander.user, "POST", "/api/v1/links", { url: "https://example.com/c", domain_id: String(bystander.domain.id) });
-    expect(await outbox(owner.user.id)).toEqual([]);
-    expect(await outbox(bystander.user.id)).toEqual([]);
+    expect(await outbox(owner.user.workspaceId)).toEqual([]);
+    expect(await outbox(bystander.user.workspaceId)).toEqual([]);
   });
 
   it("link.clicked: one event per link per written batch, with the clicks added up", async () => {
@@ -241,14 +241,14 @@ describe("events in the outbox, written with the change", () => {
       click(c.id, "2026-11-22T10:00:00.000Z", 9),
     ]);
     await recordClicks(api.database.db, [{ ...click(a.id, "2026-11-22T10:00:09.000Z", 1), counted: true }]);
-    const rows = await outbox(owner.user.id);
+    const rows = await outbox(owner.user.workspaceId);
     expect(rows.map((r) => r.data)).toEqual([
       { link_id: a.id, clicks: 5, from: "2026-11-22T10:00:00.000Z", to: "2026-11-22T10:00:05.000Z" },
       { link_id: b.id, clicks: 1, from: "2026-11-22T10:00:01.000Z", to: "2026-11-22T10:00:01.000Z" },
       { link_id: a.id, clicks: 1, from: "2026-11-22T10:00:09.000Z", to: "2026-11-22T10:00:09.000Z" },
     ]);
     expect(rows.every((r) => r.type === "link.clicked")).toBe(true);
-    expect(await outbox(other.user.id)).toEqual([]);
+    expect(await outbox(other.user.workspaceId)).toEqual([]);
   });
 });
 

@@ -92,7 +92,7 @@ describe("people and bots (CONTRACT §21)", () => {
     expect(await rawClicks(link.id)).toBe(9);
     const account = await queryRows<{ k: string; n: string }>(
       database.db,
-      sql`select dimension || '|' || value as k, count::text as n from account_stats_daily where user_id = ${site.user.id} and dimension in ('clicks', 'unique', 'bots', 'link')`,
+      sql`select dimension || '|' || value as k, count::text as n from account_stats_daily where workspace_id = ${site.user.workspaceId} and dimension in ('clicks', 'unique', 'bots', 'link')`,
     );
     const byKey = new Map(account.map((r) => [r.k, Number(r.n)]));
     expect(byKey.get("clicks|")).toBe(9);
@@ -148,7 +148,7 @@ describe("people and bots (CONTRACT §21)", () => {
 
   it("webhook link.clicked counts people only", async () => {
     const site = await createSite(database);
-    await database.db.insert(webhooks).values({ userId: site.user.id, url: "https://hooks.example/", events: ["link.clicked"], secret: "s" });
+    await database.db.insert(webhooks).values({ workspaceId: site.user.workspaceId, url: "https://hooks.example/", events: ["link.clicked"], secret: "s" });
     const link = await site.link();
     const side = await startVisitor(database);
     try {
@@ -160,7 +160,7 @@ describe("people and bots (CONTRACT §21)", () => {
     } finally {
       await side.close();
     }
-    const events = await queryRows<{ data: string }>(database.db, sql`select data::text as data from webhook_events where user_id = ${site.user.id} and type = 'link.clicked'`);
+    const events = await queryRows<{ data: string }>(database.db, sql`select data::text as data from webhook_events where workspace_id = ${site.user.workspaceId} and type = 'link.clicked'`);
     const clicks = events.map((e) => JSON.parse(e.data) as { link_id: number; clicks: number });
     expect(clicks.reduce((n, e) => n + e.clicks, 0)).toBe(2);
     expect(clicks.every((e) => e.link_id === link.id)).toBe(true);

@@ -43,7 +43,7 @@ const pages: PageCase[] = [
     "the pixel page (200)",
     200,
     async () => {
-      const [pixel] = await database.db.insert(pixelsTable).values({ userId: site.user.id, name: "fb", type: "facebook", value: "42" }).returning();
+      const [pixel] = await database.db.insert(pixelsTable).values({ workspaceId: site.user.workspaceId, name: "fb", type: "facebook", value: "42" }).returning();
       return { path: `/${(await site.link({ pixel_ids: [pixel?.id ?? 0] })).alias}`, host: site.host };
     },
   ],
@@ -78,7 +78,7 @@ describe("HTML pages may not be framed", () => {
 
 describe("HEAD and bots on a pixel link", () => {
   it("a browser's HEAD is redirected like a bot's GET, not shown the page, and not counted; its GET still gets the page", async () => {
-    const [pixel] = await database.db.insert(pixelsTable).values({ userId: site.user.id, name: "fb", type: "facebook", value: "7" }).returning();
+    const [pixel] = await database.db.insert(pixelsTable).values({ workspaceId: site.user.workspaceId, name: "fb", type: "facebook", value: "7" }).returning();
     const link = await site.link({ url: "https://pixel-head.example/?a=1", pixel_ids: [pixel?.id ?? 0] });
     for (let i = 0; i < 3; i++) {
       const head = await visitor.visit(`/${link.alias}?b=2`, { host: site.host, method: "HEAD" });
@@ -102,7 +102,7 @@ describe("HEAD and bots on a pixel link", () => {
     ["a request without a User-Agent", { "user-agent": "" }],
     ["curl", { "user-agent": "curl/8.5.0" }],
   ])("%s is redirected straight to the destination and not counted", async (_name, headers) => {
-    const [pixel] = await database.db.insert(pixelsTable).values({ userId: site.user.id, name: "ga", type: "google-analytics", value: "G-1" }).returning();
+    const [pixel] = await database.db.insert(pixelsTable).values({ workspaceId: site.user.workspaceId, name: "ga", type: "google-analytics", value: "G-1" }).returning();
     const link = await site.link({ url: "https://pixel-dest.example/", pixel_ids: [pixel?.id ?? 0] });
     const res = await visitor.visit(`/${link.alias}`, { host: site.host, headers });
     expect(res.status).toBe(302);

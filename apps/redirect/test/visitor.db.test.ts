@@ -136,8 +136,8 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
   });
 
   it("7. pixels: a page that fires each pixel, escaped, with a strict CSP; skipped with Sec-GPC or DNT", async () => {
-    const [fb] = await database.db.insert(pixelsTable).values({ userId: site.user.id, name: "fb", type: "facebook", value: "12345" }).returning();
-    const [ga] = await database.db.insert(pixelsTable).values({ userId: site.user.id, name: "ga", type: "google-analytics", value: "G-ABC" }).returning();
+    const [fb] = await database.db.insert(pixelsTable).values({ workspaceId: site.user.workspaceId, name: "fb", type: "facebook", value: "12345" }).returning();
+    const [ga] = await database.db.insert(pixelsTable).values({ workspaceId: site.user.workspaceId, name: "ga", type: "google-analytics", value: "G-ABC" }).returning();
     const link = await site.link({ url: "https://dest.example/?q=</script><script>alert(1)</script>", pixel_ids: [fb?.id ?? 0, ga?.id ?? 0] });
     const res = await visitor.visit(`/${link.alias}`, { host: site.host });
     expect(res.status).toBe(200);
@@ -278,7 +278,7 @@ describe("CONTRACT §7, step by step, over real HTTP", () => {
     expect((await visitor.visit(`/${alias}`, { host: site.host })).status).toBe(404);
     expect((await visitor.visit(`/${alias}`, { host: site.host })).status).toBe(404);
     // Written straight to the database, as another process's API would: nothing in this process hears of it.
-    await database.db.insert(links).values({ userId: site.user.id, domainId: site.domainId, alias, url: "https://created-elsewhere.example/" });
+    await database.db.insert(links).values({ workspaceId: site.user.workspaceId, domainId: site.domainId, alias, url: "https://created-elsewhere.example/" });
     const started = Date.now();
     let location: unknown;
     while (Date.now() - started < 1000) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { checkImport, claimImport, createImport, findDomainByName, findUserByEmail, getImport, ImportGoneError, normalizeDomainName, type Ctx, type SystemCtx } from "@shortener/core";
+import { checkImport, claimImport, createImport, findDomainByName, findUserByEmail, personalActor, getImport, ImportGoneError, normalizeDomainName, type Ctx, type SystemCtx } from "@shortener/core";
 import { migrate, type Database } from "@shortener/db";
 import { CliError, parseCliArgs, USAGE, type CliArgs } from "./cli/args.ts";
 import { openCliDatabase } from "./cli/database.ts";
@@ -89,7 +89,9 @@ async function resolveRun(p: Pick<CliRun, "args" | "file" | "size" | "database" 
   const sys: SystemCtx = { db: p.database.db, now: () => new Date() };
   const user = await findUserByEmail(sys, args.user);
   if (!user) throw new CliError(`No user with the email ${args.user}.`);
-  const ctx: Ctx = { ...sys, actor: { userId: user.id, role: user.role } };
+  const actor = await personalActor(sys.db, user);
+  if (!actor) throw new CliError(`The user ${args.user} has no personal workspace.`);
+  const ctx: Ctx = { ...sys, actor };
   let domainId: number | null = null;
   if (args.domain !== undefined) {
     const name = normalizeDomainName(args.domain);
@@ -111,7 +113,7 @@ async function dryRun(run: CliRun): Promise<number> {
   try {
     const { totals } = await checkImport({
       ctx: run.sys,
-      userId: run.ctx.actor.userId,
+      workspaceId: run.ctx.actor.workspaceId,
       defaultDomainId: run.domainId,
       rows: importRowsOf(input.stream),
       options: { ...(batchSize ? { batchSize } : {}), onBatch: (o, t) => (errors.write(o.errors), progress.onRows(t)) },

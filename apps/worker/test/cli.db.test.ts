@@ -17,7 +17,7 @@ async function owner() {
   return withDb(async (database) => {
     const user = await createTestUser(database.db);
     const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique("d")}.example` } });
-    return { userId: user.id, email: user.email, domainId: domain.id, domain: domain.name };
+    return { userId: user.id, workspaceId: user.workspaceId, email: user.email, domainId: domain.id, domain: domain.name };
   });
 }
 
@@ -96,7 +96,7 @@ describe("pnpm importer import", () => {
     );
     await withDb(async (db) => {
       expect(await db.db.select().from(links).where(eq(links.domainId, o.domainId))).toEqual([]);
-      expect(await db.db.select().from(importJobs).where(eq(importJobs.userId, o.userId))).toEqual([]);
+      expect(await db.db.select().from(importJobs).where(eq(importJobs.workspaceId, o.workspaceId))).toEqual([]);
     });
   });
 
@@ -108,7 +108,7 @@ describe("pnpm importer import", () => {
     expect(readFileSync(`${path}.errors.csv`, "utf8")).toBe("line,field,message\r\n3,,The row has a quote that is never closed.\r\n");
     await withDb(async (db) => {
       expect((await db.db.select({ url: links.url }).from(links).where(eq(links.domainId, o.domainId))).map((l) => l.url).sort()).toEqual(["https://m.example/1", "https://m.example/3"]);
-      expect((await db.db.select({ status: importJobs.status }).from(importJobs).where(eq(importJobs.userId, o.userId)))[0]?.status).toBe("completed");
+      expect((await db.db.select({ status: importJobs.status }).from(importJobs).where(eq(importJobs.workspaceId, o.workspaceId)))[0]?.status).toBe("completed");
     });
   });
 

@@ -64,7 +64,7 @@ describe("the CLI ends a job whatever its file holds", () => {
       for (const file of FILES) {
         const { user } = owners.get(file.name) as Owner;
         const run = runs.get(file.name);
-        const [job] = await database.db.select({ id: importJobs.id }).from(importJobs).where(eq(importJobs.userId, user.id));
+        const [job] = await database.db.select({ id: importJobs.id }).from(importJobs).where(eq(importJobs.workspaceId, user.workspaceId));
         if (!run || !job) {
           problems[file.name] = ["no CLI run or no job"];
           continue;

@@ -104,8 +104,8 @@ describe("the import worker", () => {
     const source = ["url,alias", ...Array.from({ length: 10 }, (_, i) => `https://r.example/${i},r${i}`)].join("\n");
     const { job } = await createImport({ ctx: user.ctx, input: { source, domain_id: domain.id, total_rows: 10 } });
     // What a dead worker leaves: the first three rows committed with the checkpoint at line 4, status running.
-    await database.db.execute(sql`insert into links (user_id, domain_id, alias, url, import_key)
-      select ${user.id}::int, ${domain.id}::int, 'r' || i, 'https://r.example/' || i, ${`${job.id}:`} || (i + 2) from generate_series(0, 2) as i`);
+    await database.db.execute(sql`insert into links (workspace_id, domain_id, alias, url, import_key)
+      select ${user.workspaceId}::int, ${domain.id}::int, 'r' || i, 'https://r.example/' || i, ${`${job.id}:`} || (i + 2) from generate_series(0, 2) as i`);
     await database.db.update(importJobs).set({ status: "running", checkpointLine: 4, processedRows: 3, createdRows: 3, startedAt: new Date() }).where(eq(importJobs.id, job.id));
     const done = await finished(user, job.id);
     expect(done).toMatchObject({ status: "completed", processedRows: 10, createdRows: 10, failedRows: 0, skippedRows: 0 });

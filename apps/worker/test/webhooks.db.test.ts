@@ -58,8 +58,8 @@ async function hook(url: string, user?: TestUser, events: WebhookEventType[] = [
   return { user: owner, webhook, secret };
 }
 
-async function emit(userId: number, count: number, type: WebhookEventType = "link.created"): Promise<void> {
-  for (let i = 0; i < count; i++) await recordEvent(database.db, { userId, type, data: { n: i, "z-first": true, a: "kept in order" }, at: new Date() });
+async function emit(workspaceId: number, count: number, type: WebhookEventType = "link.created"): Promise<void> {
+  for (let i = 0; i < count; i++) await recordEvent(database.db, { workspaceId, type, data: { n: i, "z-first": true, a: "kept in order" }, at: new Date() });
 }
 
 const attemptsOf = (webhookId: number) => database.db.select().from(webhookAttempts).where(eq(webhookAttempts.webhookId, webhookId)).orderBy(asc(webhookAttempts.id));
@@ -87,7 +87,7 @@ describe("the webhook worker", () => {
   it("moves the outbox into deliveries and sends them in order, signed, with the contract's headers and body", async () => {
     const rx = await receiver();
     const { user, webhook, secret } = await hook(`${rx.url}/in?token=1`);
-    await emit(user.id, 5);
+    await emit(user.workspaceId, 5);
     await withWorker({}, async () => {
       await rx.waitFor((got) => got.length === 5);
       const deliveries = await until(async () => {
@@ -102,7 +102,7 @@ describe("the webhook worker", () => {
         expect(r.body).toBe(`{"id":${r.deliveryId},"type":"link.created","created_at":"${deliveries[i]?.eventAt.toISOString()}","data":{"n":${i},"z-first":true,"a":"kept in order"}}`);
       });
       expect((await attemptsOf(webhook.id)).map((a) => [a.number, a.isSuccess, a.responseCode, a.error, a.nextAttemptAt])).toEqual(deliveries.map(() => [1, true, 200, null, null]));
-      expect(await database.db.select().from(webhookEvents).where(eq(webhookEvents.userId, user.id))).toEqual([]);
+      expect(await database.db.select().from(webhookEvents).where(eq(webhookEvents.workspaceId, user.workspaceId))).toEqual([]);
     });
   });
 
@@ -110,7 +110,7 @@ describe("the webhook worker", () => {
     let requests = 0;
     const rx = await receiver(() => (++requests <= 3 ? { status: 500, body: "try later" } : { status: 200 }));
     const { user, webhook } = await hook(rx.url);
-    await emit(user.id, 3);
+    await emit(user.workspaceId, 3);
     await withWorker({}, async () => {
       await rx.waitFor((got) => got.length === 6);
       const [d1, d2, d3] = await until(async () => {
@@ -147,7 +147,7 @@ describe("the webhook worker", () => {
       return count === 1 && Math.random() < 0.3 ? { status: 503 } : { status: 204 };
     });
     const { user, webhook } = await hook(rx.url);
-    await emit(user.id, 40);
+    await emit(user.workspaceId, 40);
     await withWorker({}, async () => {
       const deliveries = await until(async () => {
         const rows = await deliveriesOf(webhook.id);
@@ -162,7 +162,7 @@ describe("the webhook worker", () => {
   it("gives a delivery up after its retry window (at least one try), then sends the next one", async () => {
     const rx = await receiver((r) => (r.body.includes('"n":0') ? { status: 503 } : { status: 200 }));
     const { user, webhook } = await hook(rx.url);
-    await emit(user.id, 2);
+    await emit(user.workspaceId, 2);
     await withWorker({ retry: { baseDelayMs: 40, maxDelayMs: 80, retryForMs: 400, disableAfterMs: 3 * 86_400_000 } }, async () => {
       const [first, second] = await until(async () => {
         const rows = await deliveriesOf(webhook.id);
@@ -190,7 +190,7 @@ describe("the webhook worker", () => {
     let isUp = false;
     const rx = await receiver(() => (isUp ? { status: 200 } : { status: 500 }));
     const { user, webhook } = await hook(rx.url);
-    await emit(user.id, 2);
+    await emit(user.workspaceId, 2);
     await withWorker({ retry: { baseDelayMs: 40, maxDelayMs: 80, retryForMs: 60_000, disableAfterMs: 300 } }, async () => {
       const disabled = await until(async () => {
         const [row] = await database.db.select().from(webhooks).where(eq(webhooks.id, webhook.id));
@@ -204,7 +204,7 @@ describe("the webhook worker", () => {
       await new Promise((r) => setTimeout(r, 400));
       expect(rx.received.length).toBe(tried);
       // New events are not queued for a disabled webhook.
-      await emit(user.id, 1);
+      await emit(user.workspaceId, 1);
       await new Promise((r) => setTimeout(r, 200));
       expect(await deliveriesOf(webhook.id)).toHaveLength(2);
 
@@ -225,7 +225,7 @@ describe("the webhook worker", () => {
     const user = await createTestUser(database.db);
     const doomed = await hook(`${rx.url}/doomed`, user);
     const kept = await hook(`${rx.url}/kept`, user);
-    await emit(user.id, 3);
+    await emit(user.workspaceId, 3);
     await withWorker({}, async () => {
       await rx.waitFor((got) => got.filter((r) => r.path === "/doomed").length >= 2);
       await database.db.delete(webhooks).where(eq(webhooks.id, doomed.webhook.id));
@@ -283,7 +283,7 @@ describe("the SSRF guard at delivery", () => {
     ];
     const created: Array<{ id: number }> = [];
     for (const [url] of cases) created.push((await hook(url, user)).webhook);
-    await emit(user.id, 1);
+    await emit(user.workspaceId, 1);
     await withWorker(
       { allowPrivate: false, concurrency: 16, timeoutMs: 1000, retry: { baseDelayMs: 60_000, maxDelayMs: 60_000, retryForMs: 600_000, disableAfterMs: 3 * 86_400_000 } },
       async () => {
@@ -313,7 +313,7 @@ describe("the SSRF guard at delivery", () => {
       return [{ address: "127.0.0.1", family: 4 }];
     };
     const { user, webhook } = await hook(`http://pinned.example.test:${rx.port}/hook`);
-    await emit(user.id, 2);
+    await emit(user.workspaceId, 2);
     await withWorker(
       { allowPrivate: true },
       async () => {
@@ -336,7 +336,7 @@ describe("what a receiver answers", () => {
   it("a redirect is a failure and is not followed", async () => {
     const rx = await receiver((r) => (r.path === "/moved" ? { status: 302, headers: { location: "/target" } } : { status: 200 }));
     const { user, webhook } = await hook(`${rx.url}/moved`);
-    await emit(user.id, 1);
+    await emit(user.workspaceId, 1);
     await withWorker({ allowPrivate: true }, async () => {
       const [attempt] = await until(async () => {
         const rows = await attemptsOf(webhook.id);
@@ -350,7 +350,7 @@ describe("what a receiver answers", () => {
   it("no answer within the timeout is a failure; the attempt's duration shows it", async () => {
     const rx = await receiver(() => "hang");
     const { user, webhook } = await hook(rx.url);
-    await emit(user.id, 1);
+    await emit(user.workspaceId, 1);
     await withWorker({ allowPrivate: true, timeoutMs: 300 }, async () => {
       const [attempt] = await until(async () => {
         const rows = await attemptsOf(webhook.id);
@@ -368,7 +368,7 @@ describe("what a receiver answers", () => {
     const user = await createTestUser(database.db);
     const endless = await hook(`${rx.url}/endless`, user);
     const big = await hook(`${rx.url}/big`, user);
-    await emit(user.id, 1);
+    await emit(user.workspaceId, 1);
     await withWorker({ allowPrivate: true, timeoutMs: 5000 }, async () => {
       const rows = await until(async () => {
         const list = await Promise.all([attemptsOf(endless.webhook.id), attemptsOf(big.webhook.id)]);
@@ -390,7 +390,7 @@ describe("several workers on one database", () => {
     const other = createWebhookWorker({ database, now: () => new Date(), log: quietLog, config: { ...FAST, allowPrivate: true } });
     await other.start();
     try {
-      await emit(user.id, 30);
+      await emit(user.workspaceId, 30);
       await withWorker({ allowPrivate: true }, async () => {
         await until(async () => {
           const rows = await deliveriesOf(webhook.id);

@@ -1,14 +1,20 @@
-import type { Db } from "@shortener/db";
+import type { Db, WorkspaceRole } from "@shortener/db";
 import type { ImportJob, RowError } from "./imports/import-job.ts";
 import type { Link } from "./links/link-columns.ts";
 import type { Bounds } from "./users/scopes.ts";
 
 export type Role = "admin" | "user";
+/** A member's role in a workspace (CONTRACT §24), weakest first. */
+export type { WorkspaceRole } from "@shortener/db";
 /**
- * Who is acting: every query on owned data filters by `userId`. `bounds`: what the key or session acting
- * may hand on at most (docs/adr/0033-session-bounds.md); absent, the user's full rights.
+ * Who is acting: a user (`role`: their role on this instance) in a workspace (`workspaceRole`: theirs
+ * there, at most). Every query on owned data filters by `workspaceId` (docs/adr/0044-workspaces.md).
+ * `bounds`: what the key or session acting may hand on at most (docs/adr/0033-session-bounds.md);
+ * absent, the user's full rights.
  */
-export type Actor = { userId: number; role: Role; bounds?: Bounds };
+export type Actor = { userId: number; role: Role; workspaceId: number; workspaceRole: WorkspaceRole; bounds?: Bounds; via?: ActorVia };
+/** How the actor came (for the audit log, CONTRACT §24): the API key or dashboard session used, and the client group of the request. */
+export type ActorVia = { keyId: number | null; sessionId: number | null; clientGroup: string | null };
 
 /**
  * Renders the `data` of webhook events: the adapter's JSON of a link (CONTRACT §3) and of an import job

@@ -1,5 +1,5 @@
 export * from "./errors.ts";
-export { withTransaction, type Actor, type Ctx, type Role, type SystemCtx } from "./context.ts";
+export { withTransaction, type Actor, type Ctx, type ActorVia, type Role, type SystemCtx, type WorkspaceRole } from "./context.ts";
 export { parseInput, toFieldErrors } from "./validation/fields.ts";
 export { coerceFormValues } from "./validation/coerce-form-values.ts";
 export { IdInput } from "./validation/id-input.ts";
@@ -15,6 +15,7 @@ export { listApiKeys } from "./users/list-api-keys.ts";
 export { deleteApiKey } from "./users/delete-api-key.ts";
 export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts";
 export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateAccountKey, rotateApiKey, type User } from "./users/users.ts";
+export { insertUserWithWorkspace, personalActor, type NewUser } from "./workspaces/personal.ts";
 export { KeySignInInput, PasswordSignInInput, SetPasswordInput } from "./sessions/schemas.ts";
 export {
   createSession,
@@ -159,3 +160,4 @@ export { createQrCache, DEFAULT_QR_CACHE, type QrCache, type QrCacheOptions } fr
 export { EXPORT_INCLUDES, ExportLinksInput, ExportLinksPageInput, EXPORT_PAGE_MAX } from "./links/schemas.ts";
 export { EXPORT_COLUMNS, exportLinksPage, streamLinkExport, type ExportPage, type ExportRow } from "./links/export-links.ts";
 export { type ImportColumn } from "./imports/schemas.ts";
+export { AUDIT_SECRET_FIELDS, auditChanges, recordAudit, REDACTED, type AuditChanges, type AuditEntry } from "./audit/record-audit.ts";

@@ -21,10 +21,10 @@ function click(linkId: number): Click {
 /** A user with a domain and `n` links, each with 3 recorded clicks. */
 async function linksWithClicks(n: number) {
   const user = await createTestUser(database.db);
-  const domain = await insertTestDomain(database.db, user.id);
+  const domain = await insertTestDomain(database.db, user.workspaceId);
   const rows = await database.db
     .insert(links)
-    .values(Array.from({ length: n }, () => ({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/" })))
+    .values(Array.from({ length: n }, () => ({ workspaceId: user.workspaceId, domainId: domain.id, alias: unique("a"), url: "https://x.example/" })))
     .returning({ id: links.id });
   const ids = rows.map((r) => r.id);
   await recordClicks(

@@ -32,8 +32,11 @@ async function linkRollups(linkId: number): Promise<string[]> {
   return rows.map((x) => x.r).sort();
 }
 
-async function accountRollups(userId: number): Promise<string[]> {
-  const rows = await queryRows<{ r: string }>(database.db, sql`select dimension || '|' || day::text || '|' || value || '|' || count::text as r from account_stats_daily where user_id = ${userId}`);
+async function accountRollups(workspaceId: number): Promise<string[]> {
+  const rows = await queryRows<{ r: string }>(
+    database.db,
+    sql`select dimension || '|' || day::text || '|' || value || '|' || count::text as r from account_stats_daily where workspace_id = ${workspaceId}`,
+  );
   return rows.map((x) => x.r).sort();
 }
 
@@ -43,7 +46,7 @@ const hex = (n: number) => n.toString(16).padStart(16, "0");
 describe("recordClicks: people, bots and unique visitors", () => {
   it("bots are counted by name and hour only: no click row, no counter, no webhook event, no unique", async () => {
     const user = await owner();
-    await database.db.insert(webhooks).values({ userId: user.id, url: "https://hooks.example/", events: ["link.clicked"], secret: "s" });
+    await database.db.insert(webhooks).values({ workspaceId: user.workspaceId, url: "https://hooks.example/", events: ["link.clicked"], secret: "s" });
     const id = await user.link();
     await recordClicks(database.db, [
       { ...click(id, "2026-03-01T10:00:00Z", { browser: "Chrome" }), visitors: [hex(1)] },
@@ -73,9 +76,9 @@ describe("recordClicks: people, bots and unique visitors", () => {
     expect(raw?.n).toBe("1");
     const [counter] = await queryRows<{ clicks: number }>(database.db, sql`select clicks from links where id = ${id}`);
     expect(Number(counter?.clicks)).toBe(1);
-    const events = await queryRows<{ data: string }>(database.db, sql`select data::text as data from webhook_events where user_id = ${user.id}`);
+    const events = await queryRows<{ data: string }>(database.db, sql`select data::text as data from webhook_events where workspace_id = ${user.workspaceId}`);
     expect(events.map((e) => (JSON.parse(e.data) as { clicks: number }).clicks)).toEqual([1]);
-    expect(await accountRollups(user.id)).toEqual(
+    expect(await accountRollups(user.workspaceId)).toEqual(
       [
         "bots|2026-03-01|Googlebot|4",
         "bots|2026-03-01|HEAD request|1",
@@ -98,7 +101,7 @@ describe("recordClicks: people, bots and unique visitors", () => {
     const id = await user.link();
     await recordClicks(database.db, [{ ...click(id, "2026-03-02T00:00:00Z"), bot: "x".repeat(300) }]);
     expect(await linkRollups(id)).toEqual([`bots_hour|2026-03-02|00|1`, `bots|2026-03-02|${"x".repeat(255)}|1`]);
-    expect(await accountRollups(user.id)).toEqual([`bots|2026-03-02|${"x".repeat(255)}|1`]);
+    expect(await accountRollups(user.workspaceId)).toEqual([`bots|2026-03-02|${"x".repeat(255)}|1`]);
   });
 
   it("unique counts each visitor once per link and day, across rows, batches and days; identical clicks of different people count apart", async () => {
@@ -118,7 +121,7 @@ describe("recordClicks: people, bots and unique visitors", () => {
     const uniqueOf = async (linkId: number) => (await linkRollups(linkId)).filter((r) => r.startsWith("unique|"));
     expect(await uniqueOf(a)).toEqual(["unique|2026-03-03||3", "unique|2026-03-04||1"]);
     expect(await uniqueOf(b)).toEqual(["unique|2026-03-03||1"]);
-    expect((await accountRollups(user.id)).filter((r) => r.startsWith("unique|"))).toEqual(["unique|2026-03-03||4", "unique|2026-03-04||1"]);
+    expect((await accountRollups(user.workspaceId)).filter((r) => r.startsWith("unique|"))).toEqual(["unique|2026-03-03||4", "unique|2026-03-04||1"]);
     const stored = await queryRows<{ n: string }>(database.db, sql`select count(*)::text as n from link_visitors where link_id in (${a}, ${b})`);
     expect(stored[0]?.n).toBe("5");
   });
@@ -166,15 +169,15 @@ describe("recordClicks: people, bots and unique visitors", () => {
         database.db,
         sql`with links_sum as (
               select dimension, day, value, sum(count) as count from link_stats_daily s join links l on l.id = s.link_id
-              where l.user_id = ${user.id} and dimension not in ('clicks_hour', 'bots_hour') group by 1, 2, 3
+              where l.workspace_id = ${user.workspaceId} and dimension not in ('clicks_hour', 'bots_hour') group by 1, 2, 3
               union all
               select 'link', day, link_id::text, count from link_stats_daily s join links l on l.id = s.link_id
-              where l.user_id = ${user.id} and dimension = 'clicks'
-            ), account as (select dimension, day, value, count from account_stats_daily where user_id = ${user.id})
+              where l.workspace_id = ${user.workspaceId} and dimension = 'clicks'
+            ), account as (select dimension, day, value, count from account_stats_daily where workspace_id = ${user.workspaceId})
             select count(*)::text as n from ((table links_sum except table account) union all (table account except table links_sum)) d`,
       );
       expect(diff?.n).toBe("0");
-      expect((await accountRollups(user.id)).length).toBeGreaterThan(10);
+      expect((await accountRollups(user.workspaceId)).length).toBeGreaterThan(10);
     }
   });
 

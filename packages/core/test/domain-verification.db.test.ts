@@ -170,7 +170,7 @@ describe("an unverified domain takes links but neither serves nor blocks", () =>
     expect(await findDomainByHost(sys(), domain.name)).toBeNull();
     publish(domain);
     await verifyDomain({ ctx: user.ctx, id: domain.id, lookupTxt: lookup(), policy: DNS });
-    expect(await findDomainByHost(sys(), domain.name.toUpperCase())).toMatchObject({ id: domain.id, userId: user.id });
+    expect(await findDomainByHost(sys(), domain.name.toUpperCase())).toMatchObject({ id: domain.id, workspaceId: user.workspaceId });
   });
 
   it("another user's unverified domain is no loop for a link (create, update, import); one's own is; a verified one is for everyone", async () => {
@@ -182,20 +182,20 @@ describe("an unverified domain takes links but neither serves nor blocks", () =>
     const link = await createLink({ ctx: other.ctx, input: { url, domain_id: home.id, expiration_url: `http://${claimed.name}/gone` } });
     expect(link.url).toBe(url);
     expect((await updateLink({ ctx: other.ctx, id: link.id, input: { url: `${url}?v=2` } })).url).toBe(`${url}?v=2`);
-    const scope = await loadImportScope(database.db, { jobId: 0, userId: other.id, defaultDomainId: home.id });
+    const scope = await loadImportScope(database.db, { jobId: 0, workspaceId: other.workspaceId, defaultDomainId: home.id });
     expect(scope.servedNames.has(claimed.name)).toBe(false);
     expect(checkImportRow({ line: 2, fields: { url } }, scope, new Date()).ok).toBe(true);
     // An index page on the other user's own domain may point there too.
     await expect(createDomain({ ctx: other.ctx, input: { name: `${unique("ip")}.example`, index_page: url }, policy: DNS })).resolves.toBeTruthy();
     // The squatter's own claim counts for the squatter (it would loop once verified).
     expect(await fieldErrors(createLink({ ctx: squatter.ctx, input: { url, domain_id: claimed.id } }))).toEqual({ url: ["The URL must not point to a domain served by this service."] });
-    const ownScope = await loadImportScope(database.db, { jobId: 0, userId: squatter.id, defaultDomainId: claimed.id });
+    const ownScope = await loadImportScope(database.db, { jobId: 0, workspaceId: squatter.workspaceId, defaultDomainId: claimed.id });
     expect(ownScope.servedNames.has(claimed.name)).toBe(true);
 
     publish(claimed);
     await verifyDomain({ ctx: squatter.ctx, id: claimed.id, lookupTxt: lookup(), policy: DNS });
     expect(await fieldErrors(createLink({ ctx: other.ctx, input: { url, domain_id: home.id } }))).toEqual({ url: ["The URL must not point to a domain served by this service."] });
-    const after = await loadImportScope(database.db, { jobId: 0, userId: other.id, defaultDomainId: home.id });
+    const after = await loadImportScope(database.db, { jobId: 0, workspaceId: other.workspaceId, defaultDomainId: home.id });
     expect(checkImportRow({ line: 2, fields: { url } }, after, new Date()).ok).toBe(false);
   });
 

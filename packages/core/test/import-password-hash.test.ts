@@ -4,7 +4,7 @@ import { checkImportRow, hashPassword, toLinkInput, verifyPassword, type ImportS
 /** CONTRACT §17: an export carries stored hashes; the importer takes them back, and nothing else. */
 const scope: ImportScope = {
   jobId: 1,
-  userId: 1,
+  workspaceId: 1,
   defaultDomainId: 7,
   domainNames: new Map([[7, "s.example"]]),
   domainIds: new Map([["s.example", 7]]),

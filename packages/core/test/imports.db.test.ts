@@ -229,7 +229,7 @@ describe("import jobs", () => {
     // While the upload is unfinished, the job exists but no worker may take it.
     let pending: number | undefined;
     for (let i = 0; i < 100 && pending === undefined; i++) {
-      [pending] = (await database.db.select({ id: importJobs.id }).from(importJobs).where(eq(importJobs.userId, user.id))).map((j) => j.id);
+      [pending] = (await database.db.select({ id: importJobs.id }).from(importJobs).where(eq(importJobs.workspaceId, user.id))).map((j) => j.id);
       if (pending === undefined) await new Promise((r) => setTimeout(r, 10));
     }
     expect(pending).toBeDefined();
@@ -267,11 +267,11 @@ describe("import jobs", () => {
       throw new Error("client went away");
     })();
     await expect(createImport({ ctx: user.ctx, input: { total_rows: 1 }, sourceParts: parts })).rejects.toThrow("client went away");
-    expect(await database.db.select().from(importJobs).where(eq(importJobs.userId, user.id))).toEqual([]);
+    expect(await database.db.select().from(importJobs).where(eq(importJobs.workspaceId, user.id))).toEqual([]);
 
     const [stale] = await database.db
       .insert(importJobs)
-      .values({ userId: user.id, hasSource: true, checkpointLine: 0, createdAt: new Date(Date.now() - 7 * 3600_000) })
+      .values({ workspaceId: user.workspaceId, hasSource: true, checkpointLine: 0, createdAt: new Date(Date.now() - 7 * 3600_000) })
       .returning();
     await database.db.insert(importSourceParts).values({ jobId: stale?.id ?? 0, part: 0, content: "url\n" });
     expect(await failStaleUploads(sys(), new Date(Date.now() - 6 * 3600_000))).toBeGreaterThanOrEqual(1);
@@ -327,7 +327,7 @@ describe("checkImport (dry run)", () => {
     const errors: RowError[] = [];
     const { totals } = await checkImport({
       ctx: sys(),
-      userId: user.id,
+      workspaceId: user.workspaceId,
       defaultDomainId: domain.id,
       rows: stream(
         rowsOf([

@@ -17,10 +17,10 @@ const ctx = () => ({ db: database.db, now: () => new Date() });
 
 async function limitedLink(expirationClicks: number, clicks = 0): Promise<number> {
   const user = await createTestUser(database.db);
-  const domain = await insertTestDomain(database.db, user.id);
+  const domain = await insertTestDomain(database.db, user.workspaceId);
   const [row] = await database.db
     .insert(links)
-    .values({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/", expirationClicks, clicks })
+    .values({ workspaceId: user.workspaceId, domainId: domain.id, alias: unique("a"), url: "https://x.example/", expirationClicks, clicks })
     .returning({ id: links.id });
   if (!row) throw new Error("no link");
   return row.id;

@@ -21,10 +21,10 @@ beforeAll(async () => {
   domainId = (await createDomain({ ctx: user.ctx, input: { name: `${unique()}.example` } })).id;
   for (let i = 0; i < 120; i++) rows.push([`https://${host}/${i % 8 ? "path" : "rare7"}/${i}`, `a${i}x`, i % 3 ? `Title ${i}` : null]);
   rows.push([`https://${host}/100%25_off\\now`, "Odd_1", "100% OFF_now"], [`https://${host.toUpperCase()}/CASE`, "UPPER", "ÉTÉ Straße"]);
-  await database.db.insert(links).values(rows.map(([url, alias, title]) => ({ userId: user.id, domainId, url, alias, title })));
+  await database.db.insert(links).values(rows.map(([url, alias, title]) => ({ workspaceId: user.workspaceId, domainId, url, alias, title })));
   const other = await createTestUser(database.db);
   const otherDomain = (await createDomain({ ctx: other.ctx, input: { name: `${unique()}.example` } })).id;
-  await database.db.insert(links).values(Array.from({ length: 300 }, (_, i) => ({ userId: other.id, domainId: otherDomain, url: `https://filler.example/${i}`, alias: `f${i}` })));
+  await database.db.insert(links).values(Array.from({ length: 300 }, (_, i) => ({ workspaceId: other.workspaceId, domainId: otherDomain, url: `https://filler.example/${i}`, alias: `f${i}` })));
   await database.db.execute(sql`analyze links`);
 });
 afterAll(async () => {
@@ -44,7 +44,7 @@ async function found(column: SearchColumn, term: string, shares: ReadonlyMap<str
   const got = await database.db
     .select({ alias: links.alias })
     .from(links)
-    .where(and(eq(links.userId, user.id), searchConditionWith(column, term, shares)))
+    .where(and(eq(links.workspaceId, user.id), searchConditionWith(column, term, shares)))
     .orderBy(asc(links.alias));
   return got.map((r) => r.alias).sort();
 }

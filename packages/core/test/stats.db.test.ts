@@ -342,7 +342,7 @@ describe("the public page's report", () => {
     expect(decade.series.clicks).toHaveLength(3660);
 
     const found = await findStatsLink({ db: database.db, now: () => NOW }, id);
-    expect(found).toMatchObject({ id, userId: user.id, title: "Report", privacy: 0, privacyPasswordHash: null });
+    expect(found).toMatchObject({ id, workspaceId: user.workspaceId, title: "Report", privacy: 0, privacyPasswordHash: null });
     expect(await findStatsLink({ db: database.db, now: () => NOW }, 2_000_000_000)).toBeNull();
   });
 

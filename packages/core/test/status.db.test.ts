@@ -16,13 +16,13 @@ afterAll(async () => {
 describe("link status (CONTRACT §6)", () => {
   it("the in-memory rule and the SQL rule agree on every case", async () => {
     const user = await createTestUser(database.db);
-    const domain = await insertTestDomain(database.db, user.id);
+    const domain = await insertTestDomain(database.db, user.workspaceId);
     for (const c of cases) {
       const { expected, ...fields } = c;
       expect(linkStatus(fields, now)).toBe(expected);
       const [row] = await database.db
         .insert(links)
-        .values({ userId: user.id, domainId: domain.id, alias: unique("a"), url: "https://x.example/", ...fields })
+        .values({ workspaceId: user.workspaceId, domainId: domain.id, alias: unique("a"), url: "https://x.example/", ...fields })
         .returning({ id: links.id });
       const [fromSql] = await database.db
         .select({ status: linkStatusSql(now) })

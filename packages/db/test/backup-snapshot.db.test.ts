@@ -25,13 +25,15 @@ describe("snapshotEmbedded", () => {
     opened.push(database);
     await migrate(database);
     const pg = database.pglite as NonNullable<typeof database.pglite>;
-    await pg.exec(`insert into users (email, name, role) values ('a@example.com', 'A', 'admin'); insert into domains (user_id, name, verified_at) values (1, 'example.com', now());`);
+    await pg.exec(
+      `insert into users (email, name, role) values ('a@example.com', 'A', 'admin'); insert into workspaces (name, personal_user_id) values ('A', 1); insert into domains (workspace_id, name, verified_at) values (1, 'example.com', now());`,
+    );
 
     let isStopping = false;
     let written = 0;
     const writer = (async () => {
       for (let n = 1; !isStopping; n++) {
-        await pg.query("insert into links (user_id, domain_id, alias, url, clicks) values (1, 1, $1, $2, $3)", [`w${n}`, `https://example.com/${n}`, n]);
+        await pg.query("insert into links (workspace_id, domain_id, alias, url, clicks) values (1, 1, $1, $2, $3)", [`w${n}`, `https://example.com/${n}`, n]);
         written = n;
         // PGlite answers in microtasks only: without a turn of the event loop, no timer would ever run.
         await new Promise((resolve) => setImmediate(resolve));

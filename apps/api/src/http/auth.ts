@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { hasScope, type Authenticated, type Ctx, type EventData, type Scope } from "@shortener/core";
-import type { FailedTries } from "@shortener/web-guard";
+import { clientGroup, type FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
 import { createEventData } from "../serialize/events.ts";
@@ -87,7 +87,7 @@ export async function authenticateRequest(request: FastifyRequest, reply: Fastif
 export function ctxOf(deps: ApiDeps, request: FastifyRequest): Ctx {
   const auth = request.auth;
   if (!auth) throw unauthenticated();
-  return coreCtx(deps, auth);
+  return coreCtx(deps, auth, request);
 }
 
 const eventData = new WeakMap<ApiDeps, EventData>();
@@ -96,8 +96,11 @@ const eventData = new WeakMap<ApiDeps, EventData>();
  * The core context of a request: it acts as the key's user within the key's (or session's) scopes and
  * expiry (docs/adr/0033-session-bounds.md), and renders webhook events (docs/adr/0023-webhooks.md).
  */
-export function coreCtx(deps: ApiDeps, auth: Authenticated): Ctx {
+export function coreCtx(deps: ApiDeps, auth: Authenticated, request: FastifyRequest): Ctx {
   let events = eventData.get(deps);
   if (!events) eventData.set(deps, (events = createEventData(deps.config)));
-  return { db: deps.database.db, now: deps.now, actor: { userId: auth.userId, role: auth.role, bounds: { scopes: auth.scopes, expiresAt: auth.expiresAt } }, events };
+  // A session's requests count under the negative of its id (http/session.ts); a key's under its own.
+  const via = { keyId: auth.keyId > 0 ? auth.keyId : null, sessionId: auth.keyId < 0 ? -auth.keyId : null, clientGroup: clientGroup(request.ip) };
+  const actor = { userId: auth.userId, role: auth.role, workspaceId: auth.workspaceId, workspaceRole: auth.workspaceRole, bounds: { scopes: auth.scopes, expiresAt: auth.expiresAt }, via };
+  return { db: deps.database.db, now: deps.now, actor, events };
 }

@@ -72,7 +72,15 @@ export function createSessionGuard(deps: ApiDeps, limiter: RateLimiter): Session
     // Sessions count against the limit in their own buckets (negative ids never collide with keys').
     // A session acts within its bounds: the scopes and expiry of the key that opened it, or every scope
     // after a password sign-in (docs/adr/0033-session-bounds.md).
-    const auth: Authenticated = { userId: session.userId, role: session.role, keyId: -session.sessionId, scopes: session.bounds.scopes, expiresAt: session.bounds.expiresAt };
+    const auth: Authenticated = {
+      userId: session.userId,
+      role: session.role,
+      workspaceId: session.workspaceId,
+      workspaceRole: session.workspaceRole,
+      keyId: -session.sessionId,
+      scopes: session.bounds.scopes,
+      expiresAt: session.bounds.expiresAt,
+    };
     await limiter.consumeKey(request, reply, auth.keyId, cost);
     request.auth = auth;
     return { auth, session };

@@ -52,7 +52,7 @@ export function publicStatsRoutes(app: FastifyInstance, deps: ApiDeps, json: Ser
     try {
       const auth = await authenticateRequest(request, reply, keys, failedTries);
       // The owner's key opens the page only with the stats:read scope (CONTRACT §17).
-      return auth?.userId === link.userId && hasScope(auth.scopes, "stats:read");
+      return auth !== null && auth.workspaceId === link.workspaceId && hasScope(auth.scopes, "stats:read");
     } catch (error) {
       if (error instanceof HttpError && error.status === 429) throw new TooManyTries(Number(reply.getHeader("retry-after")) || 1);
       throw error;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, getAccount, hasPassword, type SessionKey } from "@shortener/core";
+import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, findSession, getAccount, hasPassword, type SessionKey } from "@shortener/core";
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
@@ -51,7 +51,9 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
     }
     if (!found) throw unauthenticated();
     const created = await createSession(sys, found.userId, request.headers["user-agent"], found.key ?? null);
-    const ctx = { ...sys, actor: { userId: found.userId, role: "user" as const } };
+    const opened = await findSession(sys, created.token);
+    if (!opened) throw unauthenticated();
+    const ctx = { ...sys, actor: opened };
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx }), hasPassword({ ctx })]);
     const session = sessionCookie(deps.config.secret, created.token, isHttps(request));
     reply.header("set-cookie", passwordTry ? [session, passwordTry.deviceCookie(isHttps(request))] : session).header("cache-control", "no-store");

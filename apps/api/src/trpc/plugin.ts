@@ -55,7 +55,7 @@ export async function registerTrpc(
       if (req.method === "GET") assertJsonDepth(new URLSearchParams(req.url.slice(req.url.indexOf("?") + 1 || req.url.length)).get("input"));
       const session = viaSession ? { id: viaSession.session.sessionId, csrfToken: viaSession.session.csrfToken } : null;
       return contextHandle({
-        core: coreCtx(deps, auth),
+        core: coreCtx(deps, auth, req),
         keyId: auth.keyId,
         scopes: auth.scopes,
         json: json.forScopes(auth.scopes),

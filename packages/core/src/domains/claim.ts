@@ -49,7 +49,7 @@ export async function checkClaim(db: Db, actor: { role: "admin" | "user" }, name
   const [admin] = await db
     .select({ id: domains.id })
     .from(domains)
-    .innerJoin(users, eq(users.id, domains.userId))
+    .innerJoin(users, eq(users.id, domains.workspaceId))
     .where(and(eq(users.role, "admin"), sql`split_part(${domains.name}, ':', 1) = ${host}`, ne(domains.name, name)))
     .limit(1);
   if (admin) addError(errors, "name", "The name is reserved.");

@@ -17,7 +17,7 @@ export async function getDomain({ ctx, id }: { ctx: Ctx; id: number }): Promise<
   const [row] = await ctx.db
     .select(domainColumns)
     .from(domains)
-    .where(and(eq(domains.id, id), eq(domains.userId, ctx.actor.userId)));
+    .where(and(eq(domains.id, id), eq(domains.workspaceId, ctx.actor.workspaceId)));
   if (!row) throw new NotFoundError("Domain");
   return row;
 }
@@ -27,7 +27,7 @@ export async function findDomainByName({ ctx, name }: { ctx: Ctx; name: string }
   const [row] = await ctx.db
     .select(domainColumns)
     .from(domains)
-    .where(and(eq(domains.name, name), eq(domains.userId, ctx.actor.userId)));
+    .where(and(eq(domains.name, name), eq(domains.workspaceId, ctx.actor.workspaceId)));
   return row ?? null;
 }
 
@@ -37,8 +37,8 @@ export async function listDomains({ ctx, input }: { ctx: Ctx; input: ListInput |
     db: ctx.db,
     table: domains,
     select: domainColumns,
-    userId: ctx.actor.userId,
-    userColumn: domains.userId,
+    workspaceId: ctx.actor.workspaceId,
+    workspaceColumn: domains.workspaceId,
     idColumn: domains.id,
     search: { column: domains.name, term: params.search },
     sortColumn: params.sort_by === "name" ? domains.name : domains.id,
@@ -60,7 +60,7 @@ export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY 
   const { values, errors } = parseFields(CreateDomainShape, input);
   const pages = (["index_page", "not_found_page"] as const).flatMap((field) => (values[field] ? [{ field, url: values[field] }] : []));
   await Promise.all([
-    checkNoLoops(ctx.db, pages, errors, { userId: ctx.actor.userId, extraNames: values.name ? [values.name] : [] }),
+    checkNoLoops(ctx.db, pages, errors, { workspaceId: ctx.actor.workspaceId, extraNames: values.name ? [values.name] : [] }),
     values.name ? checkClaim(ctx.db, ctx.actor, values.name, policy, errors) : undefined,
   ]);
   throwIfErrors(errors);
@@ -80,7 +80,7 @@ export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY 
       const [row] = await tx.db
         .insert(domains)
         .values({
-          userId: tx.actor.userId,
+          workspaceId: tx.actor.workspaceId,
           name,
           indexPage: values.index_page ?? null,
           notFoundPage: values.not_found_page ?? null,
@@ -95,7 +95,7 @@ export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY 
       return row;
     });
   } catch (error) {
-    if (isUniqueViolation(error, "domains_name_key") || isUniqueViolation(error, "domains_user_id_name_key")) throw ValidationError.field("name", TAKEN);
+    if (isUniqueViolation(error, "domains_name_key") || isUniqueViolation(error, "domains_workspace_id_name_key")) throw ValidationError.field("name", TAKEN);
     throw error;
   }
 }
@@ -104,7 +104,7 @@ export async function updateDomain({ ctx, id, input }: { ctx: Ctx; id: number; i
   const existing = await getDomain({ ctx, id });
   const { values, errors } = parseFields(UpdateDomainShape, input);
   const pages = (["index_page", "not_found_page"] as const).flatMap((field) => (values[field] ? [{ field, url: values[field] }] : []));
-  await checkNoLoops(ctx.db, pages, errors, { userId: ctx.actor.userId });
+  await checkNoLoops(ctx.db, pages, errors, { workspaceId: ctx.actor.workspaceId });
   throwIfErrors(errors);
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db
@@ -114,7 +114,7 @@ export async function updateDomain({ ctx, id, input }: { ctx: Ctx; id: number; i
         ...(values.not_found_page !== undefined ? { notFoundPage: values.not_found_page } : {}),
         updatedAt: tx.now(),
       })
-      .where(and(eq(domains.id, existing.id), eq(domains.userId, tx.actor.userId)))
+      .where(and(eq(domains.id, existing.id), eq(domains.workspaceId, tx.actor.workspaceId)))
       .returning(domainColumns);
     if (!row) throw new NotFoundError("Domain");
     await notifyChange(tx.db, { kind: "domain", name: row.name });
@@ -127,7 +127,7 @@ export async function deleteDomain({ ctx, id }: { ctx: Ctx; id: number }): Promi
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db
       .delete(domains)
-      .where(and(eq(domains.id, id), eq(domains.userId, tx.actor.userId)))
+      .where(and(eq(domains.id, id), eq(domains.workspaceId, tx.actor.workspaceId)))
       .returning({ id: domains.id, name: domains.name });
     if (!row) throw new NotFoundError("Domain");
     await notifyChange(tx.db, { kind: "domain", name: row.name });

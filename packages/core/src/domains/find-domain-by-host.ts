@@ -2,7 +2,7 @@ import { and, inArray, isNotNull } from "drizzle-orm";
 import { domains } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
 
-export type ServedDomain = { id: number; userId: number; name: string; indexPage: string | null; notFoundPage: string | null };
+export type ServedDomain = { id: number; workspaceId: number; name: string; indexPage: string | null; notFoundPage: string | null };
 
 /** Candidate domain names for a Host header: with its port first, then without (`Example.com:443` → both). */
 export function hostCandidates(host: string): string[] {
@@ -21,7 +21,7 @@ export async function findDomainByHost(ctx: SystemCtx, host: string): Promise<Se
   const candidates = hostCandidates(host);
   if (!candidates.length) return null;
   const rows = await ctx.db
-    .select({ id: domains.id, userId: domains.userId, name: domains.name, indexPage: domains.indexPage, notFoundPage: domains.notFoundPage })
+    .select({ id: domains.id, workspaceId: domains.workspaceId, name: domains.name, indexPage: domains.indexPage, notFoundPage: domains.notFoundPage })
     .from(domains)
     .where(and(inArray(domains.name, candidates), isNotNull(domains.verifiedAt)));
   return rows.sort((a, b) => candidates.indexOf(a.name) - candidates.indexOf(b.name))[0] ?? null;

@@ -12,8 +12,8 @@ const LOOP_MESSAGE = "The URL must not point to a domain served by this service.
  * (those serve), and the user's own even while unverified (they will serve once proven, and blocking
  * them blocks no one else). Another user's unverified claim never counts.
  */
-export function countsAsServed(userId: number | Placeholder): SQL | undefined {
-  return or(isNotNull(domains.verifiedAt), eq(domains.userId, userId));
+export function countsAsServed(workspaceId: number | Placeholder): SQL | undefined {
+  return or(isNotNull(domains.verifiedAt), eq(domains.workspaceId, workspaceId));
 }
 
 /**
@@ -21,7 +21,7 @@ export function countsAsServed(userId: number | Placeholder): SQL | undefined {
  * service serves (any user's verified domain, or one of the caller's), since a visit there would come
  * straight back. One query for all fields. `extraNames`: names that count too (a domain being created).
  */
-export async function checkNoLoops(db: Db, urls: Array<{ field: string; url: string }>, errors: FieldErrors, options: { userId: number; extraNames?: string[] }): Promise<void> {
+export async function checkNoLoops(db: Db, urls: Array<{ field: string; url: string }>, errors: FieldErrors, options: { workspaceId: number; extraNames?: string[] }): Promise<void> {
   if (!urls.length) return;
   const all = [...new Set(urls.flatMap(({ url }) => hostCandidates(new URL(url).host)))];
   const served = new Set(options.extraNames ?? []);
@@ -29,7 +29,7 @@ export async function checkNoLoops(db: Db, urls: Array<{ field: string; url: str
     const rows = await db
       .select({ name: domains.name })
       .from(domains)
-      .where(and(inArray(domains.name, all), countsAsServed(options.userId)));
+      .where(and(inArray(domains.name, all), countsAsServed(options.workspaceId)));
     for (const row of rows) served.add(row.name);
   }
   addLoopErrors(urls, served, errors);

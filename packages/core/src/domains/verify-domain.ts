@@ -37,7 +37,7 @@ export async function verifyDomain({ ctx, id, lookupTxt, policy = DEFAULT_DOMAIN
       const [row] = await tx.db
         .update(domains)
         .set({ verifiedAt: now, verificationToken: null, updatedAt: now })
-        .where(and(eq(domains.id, domain.id), eq(domains.userId, tx.actor.userId), isNull(domains.verifiedAt)))
+        .where(and(eq(domains.id, domain.id), eq(domains.workspaceId, tx.actor.workspaceId), isNull(domains.verifiedAt)))
         .returning(domainColumns);
       // Verified meanwhile by a concurrent call: answer it as it is now.
       if (!row) return getDomain({ ctx: tx, id: domain.id });

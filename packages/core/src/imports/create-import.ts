@@ -25,7 +25,7 @@ export const SOURCE_PART_CHARS = 1024 * 1024;
  */
 export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; input: CreateImportInput; sourceParts?: AsyncIterable<string> }): Promise<{ job: ImportJob; isNew: boolean }> {
   const { values: v, errors } = parseFields(CreateImportShape, input);
-  const userId = ctx.actor.userId;
+  const workspaceId = ctx.actor.workspaceId;
   if (v.idempotency_key !== undefined) {
     const earlier = await findByKey(ctx, v.idempotency_key);
     if (earlier) return { job: earlier, isNew: false };
@@ -34,7 +34,7 @@ export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; inpu
     const [owned] = await ctx.db
       .select({ id: domains.id })
       .from(domains)
-      .where(and(eq(domains.id, v.domain_id), eq(domains.userId, userId)));
+      .where(and(eq(domains.id, v.domain_id), eq(domains.workspaceId, workspaceId)));
     checkOwnership({ domainId: v.domain_id }, { domainIds: new Set(owned ? [owned.id] : []), spaceIds: new Set(), pixelIds: new Set() }, errors);
   }
   throwIfErrors(errors);
@@ -44,7 +44,7 @@ export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; inpu
   const [row] = await ctx.db
     .insert(importJobs)
     .values({
-      userId,
+      workspaceId,
       status: "queued",
       idempotencyKey: v.idempotency_key ?? null,
       defaultDomainId: v.domain_id ?? null,
@@ -53,7 +53,7 @@ export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; inpu
       checkpointLine: parts ? 0 : 1,
       createdAt: now,
     })
-    .onConflictDoNothing({ target: [importJobs.userId, importJobs.idempotencyKey] })
+    .onConflictDoNothing({ target: [importJobs.workspaceId, importJobs.idempotencyKey] })
     .returning(importJobColumns);
   if (!row) {
     // Two requests with one key at once: the other one inserted first.
@@ -104,6 +104,6 @@ async function findByKey(ctx: Ctx, key: string): Promise<ImportJob | undefined> 
   const [row] = await ctx.db
     .select(importJobColumns)
     .from(importJobs)
-    .where(and(eq(importJobs.userId, ctx.actor.userId), eq(importJobs.idempotencyKey, key)));
+    .where(and(eq(importJobs.workspaceId, ctx.actor.workspaceId), eq(importJobs.idempotencyKey, key)));
   return row;
 }

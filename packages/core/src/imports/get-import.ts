@@ -4,7 +4,7 @@ import { findOwnedImport, findRowErrors, JOB_ERRORS_SHOWN, type ImportJob, type 
 
 /** One of the caller's import jobs with its first 1,000 row errors in file order; another user's is NOT_FOUND. */
 export async function getImport({ ctx, id }: { ctx: Ctx; id: number }): Promise<ImportJob & { errors: RowError[] }> {
-  const job = await findOwnedImport(ctx.db, ctx.actor.userId, id);
+  const job = await findOwnedImport(ctx.db, ctx.actor.workspaceId, id);
   if (!job) throw new NotFoundError("Import");
   const errors = await findRowErrors(ctx.db, id, JOB_ERRORS_SHOWN);
   return { ...job, errors: errors.map(({ line, field, message }) => ({ line, field, message })) };
@@ -15,7 +15,7 @@ export async function getImport({ ctx, id }: { ctx: Ctx; id: number }): Promise<
  * whatever their number). Checks ownership before the first page: NOT_FOUND for another user's job.
  */
 export async function streamImportErrors({ ctx, id, pageSize = 5000 }: { ctx: Ctx; id: number; pageSize?: number }): Promise<AsyncGenerator<RowError[]>> {
-  const job = await findOwnedImport(ctx.db, ctx.actor.userId, id);
+  const job = await findOwnedImport(ctx.db, ctx.actor.workspaceId, id);
   if (!job) throw new NotFoundError("Import");
   return (async function* () {
     let after: { line: number; id: number } | undefined;

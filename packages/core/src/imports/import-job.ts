@@ -5,7 +5,7 @@ import type { ImportStatus } from "./schemas.ts";
 /** An import job as core returns it. */
 export type ImportJob = {
   id: number;
-  userId: number;
+  workspaceId: number;
   status: ImportStatus;
   defaultDomainId: number | null;
   totalRows: number;
@@ -28,7 +28,7 @@ export const JOB_ERRORS_SHOWN = 1000;
 
 export const importJobColumns = {
   id: importJobs.id,
-  userId: importJobs.userId,
+  workspaceId: importJobs.workspaceId,
   status: importJobs.status,
   defaultDomainId: importJobs.defaultDomainId,
   totalRows: importJobs.totalRows,
@@ -43,11 +43,11 @@ export const importJobColumns = {
 };
 
 /** One of the user's jobs, or undefined (another user's job does not exist for them). */
-export async function findOwnedImport(db: Db, userId: number, id: number): Promise<ImportJob | undefined> {
+export async function findOwnedImport(db: Db, workspaceId: number, id: number): Promise<ImportJob | undefined> {
   const [row] = await db
     .select(importJobColumns)
     .from(importJobs)
-    .where(and(eq(importJobs.id, id), eq(importJobs.userId, userId)));
+    .where(and(eq(importJobs.id, id), eq(importJobs.workspaceId, workspaceId)));
   return row;
 }
 

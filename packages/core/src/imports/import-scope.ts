@@ -10,7 +10,7 @@ import type { Owned } from "../links/ownership.ts";
  */
 export type ImportScope = {
   jobId: number;
-  userId: number;
+  workspaceId: number;
   defaultDomainId: number | null;
   domainNames: ReadonlyMap<number, string>;
   domainIds: ReadonlyMap<string, number>;
@@ -19,12 +19,12 @@ export type ImportScope = {
   servedNames: ReadonlySet<string>;
 };
 
-export async function loadImportScope(db: Db, job: { jobId: number; userId: number; defaultDomainId: number | null }): Promise<ImportScope> {
+export async function loadImportScope(db: Db, job: { jobId: number; workspaceId: number; defaultDomainId: number | null }): Promise<ImportScope> {
   const [own, served, ownSpaces, ownPixels] = await Promise.all([
-    db.select({ id: domains.id, name: domains.name }).from(domains).where(eq(domains.userId, job.userId)),
-    db.select({ name: domains.name }).from(domains).where(countsAsServed(job.userId)),
-    db.select({ id: spaces.id }).from(spaces).where(eq(spaces.userId, job.userId)),
-    db.select({ id: pixels.id }).from(pixels).where(eq(pixels.userId, job.userId)),
+    db.select({ id: domains.id, name: domains.name }).from(domains).where(eq(domains.workspaceId, job.workspaceId)),
+    db.select({ name: domains.name }).from(domains).where(countsAsServed(job.workspaceId)),
+    db.select({ id: spaces.id }).from(spaces).where(eq(spaces.workspaceId, job.workspaceId)),
+    db.select({ id: pixels.id }).from(pixels).where(eq(pixels.workspaceId, job.workspaceId)),
   ]);
   return {
     ...job,

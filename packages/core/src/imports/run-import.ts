@@ -13,7 +13,7 @@ export const DEFAULT_BATCH_SIZE = 5000;
 /** A job a worker (or the CLI) has taken: where to start again, and the counters so far. */
 export type ClaimedImport = {
   id: number;
-  userId: number;
+  workspaceId: number;
   defaultDomainId: number | null;
   checkpointLine: number;
   /** Whether the job's file is stored (API jobs); the CLI streams its own file. */
@@ -39,7 +39,7 @@ export async function claimImport(ctx: SystemCtx, jobId: number): Promise<Claime
     .where(and(eq(importJobs.id, jobId), inArray(importJobs.status, ["queued", "running"]), gte(importJobs.checkpointLine, 1)))
     .returning({
       id: importJobs.id,
-      userId: importJobs.userId,
+      workspaceId: importJobs.workspaceId,
       defaultDomainId: importJobs.defaultDomainId,
       checkpointLine: importJobs.checkpointLine,
       hasSource: importJobs.hasSource,
@@ -184,19 +184,19 @@ export async function runImport({
   options?: RunImportOptions;
 }): Promise<{ isFinished: boolean; totals: ImportTotals }> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const scopeOf = () => loadImportScope(ctx.db, { jobId: job.id, userId: job.userId, defaultDomainId: job.defaultDomainId });
+  const scopeOf = () => loadImportScope(ctx.db, { jobId: job.id, workspaceId: job.workspaceId, defaultDomainId: job.defaultDomainId });
   let scope = await scopeOf();
   const totals: ImportTotals = { processed: job.processedRows, created: job.createdRows, skipped: job.skippedRows, failed: job.failedRows, line: job.checkpointLine };
 
   const write = async (raw: readonly ImportRow[], prepared: PreparedBatch): Promise<void> => {
     let outcome: BatchOutcome;
     try {
-      outcome = await writeImportBatch(ctx.db, { jobId: job.id, userId: job.userId, now: ctx.now(), ...prepared });
+      outcome = await writeImportBatch(ctx.db, { jobId: job.id, workspaceId: job.workspaceId, now: ctx.now(), ...prepared });
     } catch (error) {
       // A domain, space or pixel was deleted since the scope was loaded: reload it and check the batch again.
       if (!isForeignKeyViolation(error)) throw error;
       scope = await scopeOf();
-      outcome = await writeImportBatch(ctx.db, { jobId: job.id, userId: job.userId, now: ctx.now(), ...(await prepareBatch(raw, scope, ctx.now())) });
+      outcome = await writeImportBatch(ctx.db, { jobId: job.id, workspaceId: job.workspaceId, now: ctx.now(), ...(await prepareBatch(raw, scope, ctx.now())) });
     }
     totals.processed += outcome.processed;
     totals.created += outcome.created;
@@ -249,19 +249,19 @@ export async function runImport({
  */
 export async function checkImport({
   ctx,
-  userId,
+  workspaceId,
   defaultDomainId,
   rows,
   options = {},
 }: {
   ctx: SystemCtx;
-  userId: number;
+  workspaceId: number;
   defaultDomainId: number | null;
   rows: AsyncIterable<ImportRow>;
   options?: Omit<RunImportOptions, "shouldStop">;
 }): Promise<{ totals: ImportTotals }> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const scope = await loadImportScope(ctx.db, { jobId: 0, userId, defaultDomainId });
+  const scope = await loadImportScope(ctx.db, { jobId: 0, workspaceId, defaultDomainId });
   const totals: ImportTotals = { processed: 0, created: 0, skipped: 0, failed: 0, line: 1 };
   const seen = new Map<string, number>();
 

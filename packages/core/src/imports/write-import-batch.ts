@@ -49,9 +49,9 @@ type Pending = { row: WritableRow; alias: string; attempt: number };
  */
 export async function writeImportBatch(
   db: Db,
-  batch: { jobId: number; userId: number; now: Date; rows: readonly WritableRow[]; rejected: readonly RowError[]; rejectedRows: number; lastLine: number },
+  batch: { jobId: number; workspaceId: number; now: Date; rows: readonly WritableRow[]; rejected: readonly RowError[]; rejectedRows: number; lastLine: number },
 ): Promise<BatchOutcome> {
-  const { jobId, userId, now } = batch;
+  const { jobId, workspaceId, now } = batch;
   const errors: RowError[] = [...batch.rejected];
   let created = 0;
   let skipped = 0;
@@ -66,7 +66,7 @@ export async function writeImportBatch(
     let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomAlias(0), attempt: 0 }));
     const withPixels: Array<{ id: number; pixelIds: number[] }> = [];
     while (pending.length) {
-      const outcome = await insertLinks(tx, jobId, userId, now, pending);
+      const outcome = await insertLinks(tx, jobId, workspaceId, now, pending);
       const missed: Pending[] = [];
       for (const p of pending) {
         if (outcome.missedLines.has(p.row.line)) {
@@ -140,7 +140,7 @@ export class ImportGoneError extends Error {
 }
 
 /** The columns of `LINK_INSERT_COLUMNS` an import binds per row: all but the targeting ones (none in a file) and those one batch shares. */
-type PerRowColumn = Exclude<LinkInsertColumn, (typeof TARGET_INSERT_COLUMNS)[number] | "userId" | "createdAt" | "updatedAt">;
+type PerRowColumn = Exclude<LinkInsertColumn, (typeof TARGET_INSERT_COLUMNS)[number] | "workspaceId" | "createdAt" | "updatedAt">;
 
 /** Each per-row column's value, as its array element (booleans as `t`/`f`, times as ISO text). */
 function importValues(jobId: number): Record<PerRowColumn, (p: Pending) => string | number | null> {
@@ -168,7 +168,7 @@ function importValues(jobId: number): Record<PerRowColumn, (p: Pending) => strin
  * New links are not announced, like the API's creates: the visitor side caches "no such link" for
  * under a second (ADR 0012).
  */
-async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pending: readonly Pending[]): Promise<{ missedLines: Set<number>; idsByLine: Map<number, number> }> {
+async function insertLinks(db: Db, jobId: number, workspaceId: number, now: Date, pending: readonly Pending[]): Promise<{ missedLines: Set<number>; idsByLine: Map<number, number> }> {
   const at = now.toISOString();
   const perRow = Object.entries(importValues(jobId)) as Array<[PerRowColumn, (p: Pending) => string | number | null]>;
   const arrays = sql.join(
@@ -182,8 +182,8 @@ async function insertLinks(db: Db, jobId: number, userId: number, now: Date, pen
     sql`with v as (
           select * from unnest(${arrays}, ${pgArray(pending.map((p) => (p.row.pixelIds.length ? "t" : "f")))}::boolean[]) as v(${names}, wants_id)
         ), ins as (
-          insert into links (user_id, ${names}, created_at, updated_at)
-          select ${userId}::int, ${fromV}, ${at}::timestamptz, ${at}::timestamptz
+          insert into links (workspace_id, ${names}, created_at, updated_at)
+          select ${workspaceId}::int, ${fromV}, ${at}::timestamptz, ${at}::timestamptz
           from v
           on conflict do nothing
           returning id, import_key

@@ -21,9 +21,9 @@ export async function bulkDeleteLinks({ ctx, input }: { ctx: Ctx; input: BulkDel
   const ids = values.ids ?? [];
   return withTransaction(ctx, async (tx) => {
     const now = tx.now();
-    const where = ownedAmong(tx.actor.userId, ids);
+    const where = ownedAmong(tx.actor.workspaceId, ids);
     // A webhook wants each link as it was: read them before they go.
-    const before = tx.events && (await hasSubscribers(tx.db, tx.actor.userId, "link.deleted")) ? await loadLinks(tx.db, now, { where }) : [];
+    const before = tx.events && (await hasSubscribers(tx.db, tx.actor.workspaceId, "link.deleted")) ? await loadLinks(tx.db, now, { where }) : [];
     const rows = await tx.db.delete(links).where(where).returning({ id: links.id, domainId: links.domainId, alias: links.alias });
     if (rows.length !== ids.length) {
       const deleted = new Set(rows.map((r) => r.id));

@@ -19,8 +19,8 @@ export function invalidIdsMessage(missing: number[]): string {
 }
 
 /** The caller's links among `ids`. */
-export function ownedAmong(userId: number, ids: number[]) {
-  return and(inArray(links.id, ids), eq(links.userId, userId));
+export function ownedAmong(workspaceId: number, ids: number[]) {
+  return and(inArray(links.id, ids), eq(links.workspaceId, workspaceId));
 }
 
 /** Adds `from`'s messages to `into`, each message once per field. */

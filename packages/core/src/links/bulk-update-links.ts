@@ -24,7 +24,7 @@ export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpd
   const { values: parsed, errors } = parseFields(BulkUpdateLinksShape, input);
   foldIdErrors(errors);
   const { ids = [], ...v } = parsed;
-  const existing = ids.length ? await loadLinks(ctx.db, now, { where: ownedAmong(ctx.actor.userId, ids) }) : [];
+  const existing = ids.length ? await loadLinks(ctx.db, now, { where: ownedAmong(ctx.actor.workspaceId, ids) }) : [];
   const byId = new Map(existing.map((link) => [link.id, link]));
   const missing = ids.filter((id) => !byId.has(id));
   if (missing.length) addError(errors, "ids", invalidIdsMessage(missing));
@@ -40,7 +40,7 @@ export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpd
   if (v.alias !== undefined && ids.length > 1) addError(errors, "alias", "The alias can only be changed on one link at a time.");
   await checkReferences(
     ctx.db,
-    ctx.actor.userId,
+    ctx.actor.workspaceId,
     {
       spaceId: v.space_id,
       pixelIds: v.pixel_ids,
@@ -83,7 +83,7 @@ export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpd
       // Deleted since the checks: throwing rolls every write back.
       if (gone.length) throw ValidationError.field("ids", invalidIdsMessage(gone));
       await notifyLinksChange(tx.db, keys);
-      const after = new Map((await loadLinks(tx.db, now, { where: ownedAmong(tx.actor.userId, ids) })).map((link) => [link.id, link]));
+      const after = new Map((await loadLinks(tx.db, now, { where: ownedAmong(tx.actor.workspaceId, ids) })).map((link) => [link.id, link]));
       const result: Link[] = [];
       for (const id of ids) {
         const link = after.get(id);

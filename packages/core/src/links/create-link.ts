@@ -39,7 +39,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   // Whether a webhook wants this create (asked by the domain check's statement): then the link and its event commit together.
   const refs = await checkReferences(
     ctx.db,
-    ctx.actor.userId,
+    ctx.actor.workspaceId,
     {
       domainId: v.domain_id,
       spaceId: v.space_id,
@@ -56,7 +56,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   const [passwordHash, privacyPasswordHash] = await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null]);
   const { password: _password, privacyPassword: _privacyPassword, pixelIds, ...values } = draft;
   const { domainId } = values;
-  const row = { ...values, userId: ctx.actor.userId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };
+  const row = { ...values, workspaceId: ctx.actor.workspaceId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };
 
   // With pixels, the link and its pixel rows commit together; without, one insert is atomic on its own.
   // The insert is one prepared statement. It announces nothing: a notifying commit is serialised in

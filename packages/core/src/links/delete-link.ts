@@ -9,10 +9,10 @@ import { findOwnedLink } from "./load-links.ts";
 export async function deleteLink({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
   return withTransaction(ctx, async (tx) => {
     // A webhook wants the link as it was: read it before it goes.
-    const before = tx.events && (await hasSubscribers(tx.db, tx.actor.userId, "link.deleted")) ? await findOwnedLink(tx.db, tx.now(), tx.actor.userId, id) : undefined;
+    const before = tx.events && (await hasSubscribers(tx.db, tx.actor.workspaceId, "link.deleted")) ? await findOwnedLink(tx.db, tx.now(), tx.actor.workspaceId, id) : undefined;
     const [row] = await tx.db
       .delete(links)
-      .where(and(eq(links.id, id), eq(links.userId, tx.actor.userId)))
+      .where(and(eq(links.id, id), eq(links.workspaceId, tx.actor.workspaceId)))
       .returning({ id: links.id, domainId: links.domainId, alias: links.alias });
     if (!row) throw new NotFoundError("Link");
     await notifyChange(tx.db, { kind: "link", ...row });

@@ -33,7 +33,7 @@ const pixelIds = sql<string | null>`(select string_agg(lp.pixel_id::text, ';' or
  */
 export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportLinksPageInput }): Promise<ExportPage> {
   const p = parseInput(ExportLinksPageInput, input);
-  const filters = await linkFilterCondition(ctx.db, ctx.actor.userId, p, ctx.now());
+  const filters = await linkFilterCondition(ctx.db, ctx.actor.workspaceId, p, ctx.now());
   const isWithSecrets = p.include === "secrets";
   const isAsc = p.sort === "asc";
   const after = p.cursor === undefined ? undefined : isAsc ? gt(links.id, p.cursor) : lt(links.id, p.cursor);

@@ -14,7 +14,7 @@ import type { LinkTargets } from "../targeting/target-types.ts";
 /** A link as core returns it: secrets reduced to whether they are set, with its domain, space and pixels. */
 export type Link = LinkTargets & {
   id: number;
-  userId: number;
+  workspaceId: number;
   alias: string;
   url: string;
   title: string | null;
@@ -46,7 +46,7 @@ export const linkTargetColumns = {
 
 export const linkColumns = {
   id: links.id,
-  userId: links.userId,
+  workspaceId: links.workspaceId,
   alias: links.alias,
   url: links.url,
   title: links.title,
@@ -70,7 +70,7 @@ export const linkColumns = {
  * but the targeting ones (an import file has no targeting columns).
  */
 export const LINK_INSERT_COLUMNS = {
-  userId: "int",
+  workspaceId: "int",
   domainId: "int",
   spaceId: "int",
   alias: "text",

@@ -19,9 +19,9 @@ export function isUnfiltered(p: LinkFilters): boolean {
 }
 
 /** The caller's links matching the §5 filters, as one condition: the list and the export both use it. */
-export async function linkFilterCondition(db: Db, userId: number, p: LinkFilters, now: Date): Promise<SQL | undefined> {
+export async function linkFilterCondition(db: Db, workspaceId: number, p: LinkFilters, now: Date): Promise<SQL | undefined> {
   return and(
-    eq(links.userId, userId),
+    eq(links.workspaceId, workspaceId),
     p.search ? await searchCondition(db, p.search_by, p.search) : undefined,
     p.status ? sql`${linkStatusSql(now)} = ${p.status}` : undefined,
     p.space_id ? eq(links.spaceId, p.space_id) : undefined,

@@ -85,7 +85,7 @@ export async function writeLinkUpdate(
   const updated = await tx.db
     .update(links)
     .set({ ...set, updatedAt: now })
-    .where(and(ids.length === 1 ? eq(links.id, ids[0] ?? 0) : inArray(links.id, ids), eq(links.userId, tx.actor.userId)))
+    .where(and(ids.length === 1 ? eq(links.id, ids[0] ?? 0) : inArray(links.id, ids), eq(links.workspaceId, tx.actor.workspaceId)))
     .returning({ id: links.id, alias: links.alias, domainId: links.domainId });
   const written = updated.map((row) => row.id);
   if (pixelIds !== undefined && written.length) {

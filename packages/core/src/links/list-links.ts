@@ -13,11 +13,11 @@ import { ListLinksInput, type ListLinksInput as ListInput } from "./schemas.ts";
 export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<Link>> {
   const p = parseInput(ListLinksInput, input ?? {});
   const now = ctx.now();
-  const userId = ctx.actor.userId;
+  const workspaceId = ctx.actor.workspaceId;
   const offset = offsetOf(p.page, p.per_page);
   if (isUnfiltered(p)) {
     // All of a user's links: one prepared statement, the total from the trigger-kept counter.
-    const data = await loadLinkPage(ctx.db, now, { userId, sortBy: p.sort_by, sort: p.sort, limit: p.per_page, offset });
+    const data = await loadLinkPage(ctx.db, now, { workspaceId, sortBy: p.sort_by, sort: p.sort, limit: p.per_page, offset });
     // A page past the end has no row to carry the total: read the counter separately (rare).
     const total =
       data.total ??
@@ -26,12 +26,12 @@ export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | u
           await ctx.db
             .select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)::int` })
             .from(linkCounts)
-            .where(eq(linkCounts.userId, userId))
+            .where(eq(linkCounts.workspaceId, workspaceId))
         )[0]?.n ?? 0,
       );
     return { data: [...data], total, page: p.page, perPage: p.per_page };
   }
-  const where = await linkFilterCondition(ctx.db, userId, p, now);
+  const where = await linkFilterCondition(ctx.db, workspaceId, p, now);
   // The size of the filtered set comes from the same scan as the page.
   const data = await loadLinks(ctx.db, now, { where, orderBy: linkOrder(p.sort_by, p.sort), limit: p.per_page, offset, total: "window" });
   // A page past the end has no row to carry the total: count separately (rare).

@@ -40,7 +40,7 @@ function selection(now: Date | Placeholder, total: TotalSource) {
         ? sql<number>`0`
         : total === "window"
           ? sql<number>`(count(*) over ())::int`
-          : sql<number>`(select coalesce(sum(${linkCounts.n}), 0) from ${linkCounts} where ${linkCounts.userId} = ${total.counterOf})::int`,
+          : sql<number>`(select coalesce(sum(${linkCounts.n}), 0) from ${linkCounts} where ${linkCounts.workspaceId} = ${total.counterOf})::int`,
   };
 }
 
@@ -66,7 +66,7 @@ function toLinks(rows: Row[]): Link[] & { total?: number } {
   // Built field by field: spreading the row's twenty-odd columns showed in the CPU profile of a list.
   return rows.map(({ link: l, status, domain, spaceId, spaceName, spaceColor, pixels }) => ({
     id: l.id,
-    userId: l.userId,
+    workspaceId: l.workspaceId,
     alias: l.alias,
     url: l.url,
     title: l.title,
@@ -125,7 +125,7 @@ export function linkOrder(sortBy: SortColumn, sort: "asc" | "desc"): SQL[] {
 
 const ph = {
   now: sql.placeholder("now"),
-  userId: sql.placeholder("userId"),
+  workspaceId: sql.placeholder("workspaceId"),
   id: sql.placeholder("id"),
   limit: sql.placeholder("limit"),
   offset: sql.placeholder("offset"),
@@ -135,25 +135,25 @@ const ph = {
  * One page of all of a user's links, with the total from the per-user counter. The statement is built
  * once per sort and database handle and runs as a prepared statement (no parse and one round trip).
  */
-export async function loadLinkPage(db: Db, now: Date, p: { userId: number; sortBy: SortColumn; sort: "asc" | "desc"; limit: number; offset: number }): Promise<Link[] & { total?: number }> {
+export async function loadLinkPage(db: Db, now: Date, p: { workspaceId: number; sortBy: SortColumn; sort: "asc" | "desc"; limit: number; offset: number }): Promise<Link[] & { total?: number }> {
   const query = preparedFor(db, `links_page_${p.sortBy}_${p.sort}`, () =>
-    baseQuery(db, ph.now, { counterOf: ph.userId })
-      .where(eq(links.userId, ph.userId))
+    baseQuery(db, ph.now, { counterOf: ph.workspaceId })
+      .where(eq(links.workspaceId, ph.workspaceId))
       .orderBy(...linkOrder(p.sortBy, p.sort))
       .limit(ph.limit)
       .offset(ph.offset),
   );
-  const rows = (await query.execute({ now: now.toISOString(), userId: p.userId, limit: p.limit, offset: p.offset })) as Row[];
+  const rows = (await query.execute({ now: now.toISOString(), workspaceId: p.workspaceId, limit: p.limit, offset: p.offset })) as Row[];
   return withTotal(rows);
 }
 
 /** One of the caller's links by id, or undefined. A prepared statement: the hottest read of the API. */
-export async function findOwnedLink(db: Db, now: Date, userId: number, id: number): Promise<Link | undefined> {
+export async function findOwnedLink(db: Db, now: Date, workspaceId: number, id: number): Promise<Link | undefined> {
   const query = preparedFor(db, "links_find_owned", () =>
     baseQuery(db, ph.now, "none")
-      .where(and(eq(links.id, ph.id), eq(links.userId, ph.userId)))
+      .where(and(eq(links.id, ph.id), eq(links.workspaceId, ph.workspaceId)))
       .limit(1),
   );
-  const rows = (await query.execute({ now: now.toISOString(), id, userId })) as Row[];
+  const rows = (await query.execute({ now: now.toISOString(), id, workspaceId })) as Row[];
   return toLinks(rows)[0];
 }

@@ -14,14 +14,14 @@ import { checkReferences, destinations } from "./validate-link.ts";
 /** Applies the sent fields to the caller's link; an empty value clears a field (CONTRACT §4). */
 export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdateLinkInput }): Promise<Link> {
   const now = ctx.now();
-  const existing = await findOwnedLink(ctx.db, now, ctx.actor.userId, id);
+  const existing = await findOwnedLink(ctx.db, now, ctx.actor.workspaceId, id);
   if (!existing) throw new NotFoundError("Link");
   const { values: v, errors } = parseFields(UpdateLinkShape, input);
   const endsAt = checkUpdateOf(existing, v, now, errors);
   const aliasChanges = v.alias !== undefined && v.alias !== existing.alias;
   await checkReferences(
     ctx.db,
-    ctx.actor.userId,
+    ctx.actor.workspaceId,
     {
       spaceId: v.space_id,
       pixelIds: v.pixel_ids,
@@ -39,7 +39,7 @@ export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; inp
       if (!updated) throw new NotFoundError("Link");
       await notifyChange(tx.db, { kind: "link", id, domainId: updated.domainId, alias: existing.alias });
       if (updated.alias !== existing.alias) await notifyChange(tx.db, { kind: "link", id, domainId: updated.domainId, alias: updated.alias });
-      const link = await findOwnedLink(tx.db, now, tx.actor.userId, id);
+      const link = await findOwnedLink(tx.db, now, tx.actor.workspaceId, id);
       if (!link) throw new NotFoundError("Link");
       await recordLinkEvent(tx, "link.updated", link);
       return link;

@@ -78,11 +78,11 @@ export function destinations(values: {
  */
 export type References = { domain?: Domain; space?: { id: number; name: string; color: number }; pixels: Pixel[]; isAnnounced?: boolean };
 
-const ph = { id: sql.placeholder("id"), userId: sql.placeholder("userId"), names: sql.placeholder("names") };
+const ph = { id: sql.placeholder("id"), workspaceId: sql.placeholder("workspaceId"), names: sql.placeholder("names") };
 
 /** The domains a create or update reads: the caller's chosen one, and those served under a destination's host. */
 function ownedOrServed() {
-  return or(and(eq(domains.id, ph.id), eq(domains.userId, ph.userId)), and(sql`${domains.name} = any(${ph.names}::text[])`, countsAsServed(ph.userId)));
+  return or(and(eq(domains.id, ph.id), eq(domains.workspaceId, ph.workspaceId)), and(sql`${domains.name} = any(${ph.names}::text[])`, countsAsServed(ph.workspaceId)));
 }
 
 /**
@@ -95,7 +95,7 @@ function ownedOrServed() {
  */
 export async function checkReferences(
   db: Db,
-  userId: number,
+  workspaceId: number,
   refs: {
     domainId?: number | undefined;
     spaceId?: number | null | undefined;
@@ -119,34 +119,34 @@ export async function checkReferences(
     const query = announce
       ? preparedFor(db, `domains_owned_or_served_announcing_${announce.replace(".", "_")}`, () =>
           db
-            .select({ ...domainColumns, userId: domains.userId, isAnnounced: sql<boolean>`${subscribedSql(sql`${ph.userId}::int`, announce)}` })
+            .select({ ...domainColumns, workspaceId: domains.workspaceId, isAnnounced: sql<boolean>`${subscribedSql(sql`${ph.workspaceId}::int`, announce)}` })
             .from(domains)
             .where(ownedOrServed()),
         )
       : preparedFor(db, "domains_owned_or_served", () =>
           db
-            .select({ ...domainColumns, userId: domains.userId })
+            .select({ ...domainColumns, workspaceId: domains.workspaceId })
             .from(domains)
             .where(ownedOrServed()),
         );
     checks.push(
-      query.execute({ id: domainId, userId, names: pgArray(names) }).then((result) => {
+      query.execute({ id: domainId, workspaceId, names: pgArray(names) }).then((result) => {
         const rows = result as Array<(typeof result)[number] & { isAnnounced?: boolean }>;
         // The subscription is the same on every row; no row means no domain, and no link to announce.
         if (announce) found.isAnnounced = rows[0]?.isAnnounced === true;
-        const ownRow = rows.find((r) => r.id === domainId && r.userId === userId);
+        const ownRow = rows.find((r) => r.id === domainId && r.workspaceId === workspaceId);
         if (ownRow) {
-          const { userId: _owner, isAnnounced: _isAnnounced, ...domain } = ownRow;
+          const { workspaceId: _owner, isAnnounced: _isAnnounced, ...domain } = ownRow;
           found.domain = domain;
           owned.domainIds.add(domain.id);
         }
-        served = new Set(rows.filter((r) => names.includes(r.name) && (r.verifiedAt !== null || r.userId === userId)).map((r) => r.name));
+        served = new Set(rows.filter((r) => names.includes(r.name) && (r.verifiedAt !== null || r.workspaceId === workspaceId)).map((r) => r.name));
       }),
     );
   } else {
-    checks.push(checkNoLoops(db, refs.urls, errors, { userId }));
+    checks.push(checkNoLoops(db, refs.urls, errors, { workspaceId }));
     const announce = refs.announce;
-    if (announce) checks.push(hasSubscribers(db, userId, announce).then((is) => void (found.isAnnounced = is)));
+    if (announce) checks.push(hasSubscribers(db, workspaceId, announce).then((is) => void (found.isAnnounced = is)));
   }
   if (refs.spaceId) {
     const spaceId = refs.spaceId;
@@ -154,10 +154,10 @@ export async function checkReferences(
       db
         .select({ id: spaces.id, name: spaces.name, color: spaces.color })
         .from(spaces)
-        .where(and(eq(spaces.id, ph.id), eq(spaces.userId, ph.userId))),
+        .where(and(eq(spaces.id, ph.id), eq(spaces.workspaceId, ph.workspaceId))),
     );
     checks.push(
-      query.execute({ id: spaceId, userId }).then(([row]) => {
+      query.execute({ id: spaceId, workspaceId }).then(([row]) => {
         if (!row) return;
         found.space = row;
         owned.spaceIds.add(row.id);
@@ -170,7 +170,7 @@ export async function checkReferences(
       db
         .select(pixelColumns)
         .from(pixels)
-        .where(and(inArray(pixels.id, ids), eq(pixels.userId, userId)))
+        .where(and(inArray(pixels.id, ids), eq(pixels.workspaceId, workspaceId)))
         .orderBy(pixels.id)
         .then((rows) => {
           found.pixels = rows;

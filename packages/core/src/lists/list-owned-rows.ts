@@ -8,8 +8,8 @@ export async function listOwnedRows<Row>(options: {
   db: Db;
   table: PgTable;
   select: Record<string, PgColumn>;
-  userId: number;
-  userColumn: PgColumn;
+  workspaceId: number;
+  workspaceColumn: PgColumn;
   idColumn: PgColumn;
   search?: { column: AnyColumn; term: string | undefined };
   sortColumn: AnyColumn;
@@ -18,8 +18,8 @@ export async function listOwnedRows<Row>(options: {
   perPage: number;
   extraWhere?: SQL;
 }): Promise<Page<Row>> {
-  const { db, table, userId, userColumn, idColumn, search, sortColumn, sort, page, perPage } = options;
-  const where = and(eq(userColumn, userId), search?.term ? ilike(search.column, `%${escapeLike(search.term)}%`) : undefined, options.extraWhere);
+  const { db, table, workspaceId, workspaceColumn, idColumn, search, sortColumn, sort, page, perPage } = options;
+  const where = and(eq(workspaceColumn, workspaceId), search?.term ? ilike(search.column, `%${escapeLike(search.term)}%`) : undefined, options.extraWhere);
   const order = sort === "asc" ? asc : desc;
   const [data, totals] = await Promise.all([
     db.select(options.select).from(table).where(where).orderBy(order(sortColumn), order(idColumn)).limit(perPage).offset(offsetOf(page, perPage)),

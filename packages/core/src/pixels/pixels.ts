@@ -13,7 +13,7 @@ export async function getPixel({ ctx, id }: { ctx: Ctx; id: number }): Promise<P
   const [row] = await ctx.db
     .select(pixelColumns)
     .from(pixels)
-    .where(and(eq(pixels.id, id), eq(pixels.userId, ctx.actor.userId)));
+    .where(and(eq(pixels.id, id), eq(pixels.workspaceId, ctx.actor.workspaceId)));
   if (!row) throw new NotFoundError("Pixel");
   return row;
 }
@@ -24,8 +24,8 @@ export async function listPixels({ ctx, input }: { ctx: Ctx; input: ListPixelsIn
     db: ctx.db,
     table: pixels,
     select: pixelColumns,
-    userId: ctx.actor.userId,
-    userColumn: pixels.userId,
+    workspaceId: ctx.actor.workspaceId,
+    workspaceColumn: pixels.workspaceId,
     idColumn: pixels.id,
     search: { column: pixels.name, term: params.search },
     sortColumn: params.sort_by === "name" ? pixels.name : pixels.id,
@@ -41,7 +41,7 @@ export async function createPixel({ ctx, input }: { ctx: Ctx; input: CreatePixel
   const now = ctx.now();
   const [row] = await ctx.db
     .insert(pixels)
-    .values({ userId: ctx.actor.userId, name: values.name as string, type: values.type as string, value: values.value as string, createdAt: now, updatedAt: now })
+    .values({ workspaceId: ctx.actor.workspaceId, name: values.name as string, type: values.type as string, value: values.value as string, createdAt: now, updatedAt: now })
     .returning(pixelColumns);
   if (!row) throw new Error("insert returned no row");
   return row;
@@ -69,7 +69,7 @@ export async function updatePixel({ ctx, id, input }: { ctx: Ctx; id: number; in
         ...(values.value !== undefined ? { value: values.value } : {}),
         updatedAt: tx.now(),
       })
-      .where(and(eq(pixels.id, id), eq(pixels.userId, tx.actor.userId)))
+      .where(and(eq(pixels.id, id), eq(pixels.workspaceId, tx.actor.workspaceId)))
       .returning(pixelColumns);
     if (!row) throw new NotFoundError("Pixel");
     await notifyLinksOfPixel(tx, id);
@@ -82,7 +82,7 @@ export async function deletePixel({ ctx, id }: { ctx: Ctx; id: number }): Promis
   return withTransaction(ctx, async (tx) => {
     await getPixel({ ctx: tx, id });
     await notifyLinksOfPixel(tx, id);
-    await tx.db.delete(pixels).where(and(eq(pixels.id, id), eq(pixels.userId, tx.actor.userId)));
+    await tx.db.delete(pixels).where(and(eq(pixels.id, id), eq(pixels.workspaceId, tx.actor.workspaceId)));
     return { id };
   });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, gt, inArray, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
-import { apiKeys, sessions, users, type Db } from "@shortener/db";
-import type { Actor, SystemCtx } from "../context.ts";
+import { apiKeys, sessions, users, workspaceMembers, workspaces, type Db } from "@shortener/db";
+import type { Actor, SystemCtx, WorkspaceRole } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { sha256 } from "../secrets/hash.ts";
 import { API_KEY_SCOPES, type Bounds, type Scope } from "../users/scopes.ts";
@@ -93,19 +93,30 @@ export async function findSession(ctx: SystemCtx, token: string): Promise<Sessio
       apiKeyId: sessions.apiKeyId,
       scopes: sessions.scopes,
       keyExpiresAt: apiKeys.expiresAt,
+      personalWorkspaceId: workspaces.id,
+      memberOf: workspaceMembers.workspaceId,
+      workspaceRole: workspaceMembers.role,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .leftJoin(apiKeys, eq(apiKeys.id, sessions.apiKeyId))
+    .leftJoin(workspaces, eq(workspaces.personalUserId, users.id))
+    // The workspace it acts in (CONTRACT §24): its opening key's, else the one switched to, else the
+    // user's personal one; with the user's role there.
+    .leftJoin(workspaceMembers, and(eq(workspaceMembers.userId, users.id), eq(workspaceMembers.workspaceId, sql`coalesce(${apiKeys.workspaceId}, ${sessions.workspaceId}, ${workspaces.id})`)))
     .where(and(eq(sessions.tokenHash, sha256(token)), gt(sessions.expiresAt, now), isOpenerLive(now)))
     .limit(1);
   if (!row) return null;
-  const { lastSeenAt, scopes, keyExpiresAt, ...session } = row;
+  const { lastSeenAt, scopes, keyExpiresAt, personalWorkspaceId, memberOf, workspaceRole, ...session } = row;
+  // No longer a member of the workspace switched to: back to the personal one; a key's session ends.
+  let acting: { workspaceId: number; workspaceRole: WorkspaceRole } | null = memberOf !== null && workspaceRole !== null ? { workspaceId: memberOf, workspaceRole } : null;
+  if (!acting && session.apiKeyId === null && personalWorkspaceId !== null) acting = { workspaceId: personalWorkspaceId, workspaceRole: "owner" };
+  if (!acting) return null;
   if (!lastSeenAt || now.getTime() - lastSeenAt.getTime() >= SESSION_SEEN_EVERY_MS) {
     await ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, row.sessionId));
   }
   const bounds: Bounds = { scopes: scopes ? API_KEY_SCOPES.filter((scope) => scopes.includes(scope)) : API_KEY_SCOPES, expiresAt: keyExpiresAt ?? null };
-  return { ...session, bounds };
+  return { ...session, ...acting, bounds };
 }
 
 /**

@@ -2,6 +2,7 @@ import { count, sql } from "drizzle-orm";
 import { domains, users } from "@shortener/db";
 import { withTransaction, type SystemCtx } from "../context.ts";
 import { generateApiKey, issueApiKey } from "../users/api-keys.ts";
+import { insertUserWithWorkspace } from "../workspaces/personal.ts";
 
 export type BootstrapResult = { created: false } | { created: true; adminEmail: string; apiKey: string; apiKeyWasGenerated: boolean; domainName: string; domainId: number | null };
 
@@ -18,15 +19,11 @@ export async function bootstrap(ctx: SystemCtx, options: { adminApiKey: string |
     const [existing] = await tx.db.select({ n: count() }).from(users);
     if ((existing?.n ?? 0) > 0) return { created: false };
     const now = tx.now();
-    const [admin] = await tx.db
-      .insert(users)
-      .values({ email: "admin@localhost", name: "Administrator", role: "admin", createdAt: now, updatedAt: now })
-      .returning({ id: users.id, email: users.email });
-    if (!admin) throw new Error("admin insert returned no row");
-    const apiKey = await issueApiKey(tx.db, admin.id, options.adminApiKey ?? generateApiKey());
+    const admin = await insertUserWithWorkspace(tx.db, { email: "admin@localhost", name: "Administrator", role: "admin", at: now });
+    const apiKey = await issueApiKey(tx.db, admin.id, admin.workspaceId, options.adminApiKey ?? generateApiKey());
     const [domain] = await tx.db
       .insert(domains)
-      .values({ userId: admin.id, name: options.localDomain, verifiedAt: now, createdAt: now, updatedAt: now })
+      .values({ workspaceId: admin.workspaceId, name: options.localDomain, verifiedAt: now, createdAt: now, updatedAt: now })
       .onConflictDoNothing()
       .returning({ id: domains.id });
     return {

@@ -10,7 +10,7 @@ import { CreateSpaceShape, ListSpacesInput, UpdateSpaceShape, type CreateSpaceIn
 
 /** A write that broke the one-name-per-user constraint is a 422 on `name`; any other error goes on as it is. */
 function rethrowNameTaken(error: unknown): never {
-  if (isUniqueViolation(error, "spaces_user_id_name_key")) throw ValidationError.field("name", "The name has already been taken.");
+  if (isUniqueViolation(error, "spaces_workspace_id_name_key")) throw ValidationError.field("name", "The name has already been taken.");
   throw error;
 }
 
@@ -18,7 +18,7 @@ export async function getSpace({ ctx, id }: { ctx: Ctx; id: number }): Promise<S
   const [row] = await ctx.db
     .select(spaceColumns)
     .from(spaces)
-    .where(and(eq(spaces.id, id), eq(spaces.userId, ctx.actor.userId)));
+    .where(and(eq(spaces.id, id), eq(spaces.workspaceId, ctx.actor.workspaceId)));
   if (!row) throw new NotFoundError("Space");
   return row;
 }
@@ -29,8 +29,8 @@ export async function listSpaces({ ctx, input }: { ctx: Ctx; input: ListSpacesIn
     db: ctx.db,
     table: spaces,
     select: spaceColumns,
-    userId: ctx.actor.userId,
-    userColumn: spaces.userId,
+    workspaceId: ctx.actor.workspaceId,
+    workspaceColumn: spaces.workspaceId,
     idColumn: spaces.id,
     search: { column: spaces.name, term: params.search },
     sortColumn: params.sort_by === "name" ? spaces.name : spaces.id,
@@ -47,7 +47,7 @@ export async function createSpace({ ctx, input }: { ctx: Ctx; input: CreateSpace
     const now = ctx.now();
     const [row] = await ctx.db
       .insert(spaces)
-      .values({ userId: ctx.actor.userId, name: values.name as string, color: values.color ?? 1, createdAt: now, updatedAt: now })
+      .values({ workspaceId: ctx.actor.workspaceId, name: values.name as string, color: values.color ?? 1, createdAt: now, updatedAt: now })
       .returning(spaceColumns);
     if (!row) throw new Error("insert returned no row");
     return row;
@@ -64,7 +64,7 @@ export async function updateSpace({ ctx, id, input }: { ctx: Ctx; id: number; in
     const [row] = await ctx.db
       .update(spaces)
       .set({ ...(values.name !== undefined ? { name: values.name } : {}), ...(values.color !== undefined ? { color: values.color } : {}), updatedAt: ctx.now() })
-      .where(and(eq(spaces.id, id), eq(spaces.userId, ctx.actor.userId)))
+      .where(and(eq(spaces.id, id), eq(spaces.workspaceId, ctx.actor.workspaceId)))
       .returning(spaceColumns);
     if (!row) throw new NotFoundError("Space");
     return row;
@@ -78,7 +78,7 @@ export async function deleteSpace({ ctx, id }: { ctx: Ctx; id: number }): Promis
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db
       .delete(spaces)
-      .where(and(eq(spaces.id, id), eq(spaces.userId, tx.actor.userId)))
+      .where(and(eq(spaces.id, id), eq(spaces.workspaceId, tx.actor.workspaceId)))
       .returning({ id: spaces.id });
     if (!row) throw new NotFoundError("Space");
     return row;

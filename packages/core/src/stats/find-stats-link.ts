@@ -5,7 +5,7 @@ import type { SystemCtx } from "../context.ts";
 /** What the public stats page needs of a link to decide who may see it, and to name it. */
 export type StatsLink = {
   id: number;
-  userId: number;
+  workspaceId: number;
   alias: string;
   title: string | null;
   domainName: string;
@@ -18,7 +18,7 @@ export async function findStatsLink(ctx: SystemCtx, id: number): Promise<StatsLi
   const [row] = await ctx.db
     .select({
       id: links.id,
-      userId: links.userId,
+      workspaceId: links.workspaceId,
       alias: links.alias,
       title: links.title,
       domainName: domains.name,

@@ -30,14 +30,14 @@ const MAX_DAILY_DEPTH = 4_800;
  * once the sum of cutoffs is below the threshold and the 100th live link reaches it; otherwise the
  * depth grows, and past MAX_DAILY_DEPTH the range is added up link by link.
  */
-export async function readTopLinks(db: Db, userId: number, range: StatsRange): Promise<StatRow[]> {
+export async function readTopLinks(db: Db, workspaceId: number, range: StatsRange): Promise<StatRow[]> {
   for (let depth = TOP_ROWS * 2; depth <= MAX_DAILY_DEPTH; depth *= 4) {
     const rows = await queryRows<{ day: string; value: string; count: unknown; rn: unknown }>(
       db,
       sql`select d.day::date::text as day, x.value, x.count, x.rn
           from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as d(day),
           lateral (select value, count, row_number() over (order by count desc) as rn from account_stats_daily
-                   where user_id = ${userId} and dimension = 'link' and day = d.day::date
+                   where workspace_id = ${workspaceId} and dimension = 'link' and day = d.day::date
                    order by count desc limit ${depth}) x`,
     );
     // Each day read to its depth has a cutoff: the smallest count read; a link not read that day had at most that.
@@ -73,7 +73,7 @@ export async function readTopLinks(db: Db, userId: number, range: StatsRange): P
                     group by link_id) s
               -- One primary-key lookup a link (limit 1 keeps it one: a join would read every link of the account).
               join lateral (select l.id, l.alias, d.name from links l join domains d on d.id = l.domain_id
-                            where l.id = s.link_id and l.user_id = ${userId} limit 1) k on true
+                            where l.id = s.link_id and l.workspace_id = ${workspaceId} limit 1) k on true
               where s.count > 0`,
         )
       : [];
@@ -81,11 +81,11 @@ export async function readTopLinks(db: Db, userId: number, range: StatsRange): P
     // Exact when nothing left out can reach the 100th live link: every link dropped had less than the threshold.
     if (bound === 0 || (live.length >= TOP_ROWS && (live[TOP_ROWS - 1]?.count ?? 0) >= threshold)) return live.slice(0, TOP_ROWS).map(toRow);
   }
-  return readTopLinksByScan(db, userId, range);
+  return readTopLinksByScan(db, workspaceId, range);
 }
 
 /** The whole range added up link by link, ranked; only the best candidates are joined to the links. */
-async function readTopLinksByScan(db: Db, userId: number, range: StatsRange): Promise<StatRow[]> {
+async function readTopLinksByScan(db: Db, workspaceId: number, range: StatsRange): Promise<StatRow[]> {
   for (let candidates = TOP_ROWS * 2; ; candidates *= 8) {
     // Ranked on the rollups' text values (digits: by length, then bytes, is by number); only the
     // candidates are cast and joined.
@@ -93,7 +93,7 @@ async function readTopLinksByScan(db: Db, userId: number, range: StatsRange): Pr
       db,
       sql`with ranked as (
             select value, sum(count) as count from account_stats_daily
-            where user_id = ${userId} and dimension = 'link' and day between ${range.from}::date and ${range.to}::date
+            where workspace_id = ${workspaceId} and dimension = 'link' and day between ${range.from}::date and ${range.to}::date
             group by value
             order by 2 desc, length(value), value collate "C"
             limit ${candidates}
@@ -101,7 +101,7 @@ async function readTopLinksByScan(db: Db, userId: number, range: StatsRange): Pr
           select case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end as id, r.count, k.name, k.alias
           from ranked r
           left join lateral (select l.alias, d.name from links l join domains d on d.id = l.domain_id
-                             where l.id = (case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end) and l.user_id = ${userId} limit 1) k on true
+                             where l.id = (case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end) and l.workspace_id = ${workspaceId} limit 1) k on true
           where r.count > 0
           order by r.count desc, length(r.value), r.value collate "C"`,
     );
@@ -120,8 +120,8 @@ async function readTopLinksByScan(db: Db, userId: number, range: StatsRange): Pr
 export async function getAccountStats({ ctx, input }: { ctx: Ctx; input: AccountStatsInput }): Promise<AccountStats> {
   const p = parseInput(AccountStatsInput, input);
   const range = seriesRange(p.name, p, ctx.now());
-  const scope = { userId: ctx.actor.userId };
+  const scope = { workspaceId: ctx.actor.workspaceId };
   if (p.name === "summary") return { kind: "summary", range, ...(await readAccountSummary(ctx.db, scope, range, ctx.now())) };
-  const rows = p.name === "links" ? await readTopLinks(ctx.db, scope.userId, range) : await readSeries(ctx.db, scope, p.name, range);
+  const rows = p.name === "links" ? await readTopLinks(ctx.db, scope.workspaceId, range) : await readSeries(ctx.db, scope, p.name, range);
   return { kind: "list", ...pageOf(rows, p.page, p.per_page), name: p.name, range };
 }

@@ -23,7 +23,7 @@ export async function getDomainVisits({ ctx, input }: { ctx: Ctx; input: DomainV
   const [domain] = await ctx.db
     .select({ id: domains.id })
     .from(domains)
-    .where(and(eq(domains.id, p.id), eq(domains.userId, ctx.actor.userId)))
+    .where(and(eq(domains.id, p.id), eq(domains.workspaceId, ctx.actor.workspaceId)))
     .limit(1);
   if (!domain) throw new NotFoundError("Domain");
   const days = sql`domain_id = ${domain.id} and day between ${range.from}::date and ${range.to}::date`;

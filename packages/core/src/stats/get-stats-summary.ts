@@ -79,20 +79,20 @@ export const ACCOUNT_PROBED_LINKS = 256;
  * are gone (deleted since), the answer is the bound of that day: its start for the first click, its end
  * (or now, for today) for the last.
  */
-export async function readAccountSummary(db: Db, scope: RollupScope & { userId: number }, range: StatsRange, now: Date): Promise<Omit<StatsSummary, "range">> {
+export async function readAccountSummary(db: Db, scope: RollupScope & { workspaceId: number }, range: StatsRange, now: Date): Promise<Omit<StatsSummary, "range">> {
   const totals = await readTotals(db, scope, range);
   if (!totals.clicks) return { clicks: 0, uniqueVisitors: totals.unique, bots: totals.bots, firstClickAt: null, lastClickAt: null };
   const [days] = await queryRows<{ first: string | null; last: string | null }>(
     db,
     sql`select min(day)::text as first, max(day)::text as last from account_stats_daily
-        where user_id = ${scope.userId} and dimension = 'clicks' and count > 0 and day between ${range.from}::date and ${range.to}::date`,
+        where workspace_id = ${scope.workspaceId} and dimension = 'clicks' and count > 0 and day between ${range.from}::date and ${range.to}::date`,
   );
   const momentOf = async (day: string | null | undefined, end: "first" | "last"): Promise<Date | null> => {
     if (!day) return null;
     const bound = end === "first" ? new Date(`${day}T00:00:00.000Z`) : new Date(Math.min(now.getTime(), Date.parse(`${addDays(day, 1)}T00:00:00.000Z`) - 1));
     const links = await queryRows<{ value: string }>(
       db,
-      sql`select value from account_stats_daily where user_id = ${scope.userId} and dimension = 'link' and day = ${day}::date limit ${ACCOUNT_PROBED_LINKS + 1}`,
+      sql`select value from account_stats_daily where workspace_id = ${scope.workspaceId} and dimension = 'link' and day = ${day}::date limit ${ACCOUNT_PROBED_LINKS + 1}`,
     );
     const ids = links.map((l) => l.value).filter((v) => /^[1-9]\d{0,8}$/.test(v));
     if (!ids.length || links.length > ACCOUNT_PROBED_LINKS) return bound;

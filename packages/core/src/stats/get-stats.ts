@@ -29,7 +29,7 @@ export async function ownLinkId(ctx: Ctx, linkId: number): Promise<number> {
   const [link] = await ctx.db
     .select({ id: links.id })
     .from(links)
-    .where(and(eq(links.id, linkId), eq(links.userId, ctx.actor.userId)))
+    .where(and(eq(links.id, linkId), eq(links.workspaceId, ctx.actor.workspaceId)))
     .limit(1);
   if (!link) throw new NotFoundError("Link");
   return link.id;

@@ -19,11 +19,11 @@ const HOURS = Array.from({ length: 24 }, (_, h) => String(h).padStart(2, "0"));
  * Whose daily rollups a read covers: one link's (`link_stats_daily`) or a whole account's
  * (`account_stats_daily`, one index range per dimension whatever the number of links). A bare number is a link.
  */
-export type RollupScope = number | { userId: number };
+export type RollupScope = number | { workspaceId: number };
 
 /** `from <rollups> where <owner> = id`: the table and key of a scope (constants only, never input). */
 function rollupsOf(scope: RollupScope): SQL {
-  return typeof scope === "number" ? sql`from link_stats_daily where link_id = ${scope}` : sql`from account_stats_daily where user_id = ${scope.userId}`;
+  return typeof scope === "number" ? sql`from link_stats_daily where link_id = ${scope}` : sql`from account_stats_daily where workspace_id = ${scope.workspaceId}`;
 }
 
 function inRange(range: StatsRange): SQL {

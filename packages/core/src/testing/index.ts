@@ -1,10 +1,11 @@
-import { domains, users } from "@shortener/db";
+import { domains } from "@shortener/db";
 import type { Db } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import type { Click } from "../visits/record-clicks.ts";
 import { issueApiKey } from "../users/api-keys.ts";
 import { randomBase62 } from "../secrets/random.ts";
+import { insertUserWithWorkspace } from "../workspaces/personal.ts";
 
 export { freePort, openTestDb } from "@shortener/db/testing";
 
@@ -13,17 +14,17 @@ export function unique(prefix = "t"): string {
   return `${prefix}${randomBase62(10).toLowerCase()}`;
 }
 
-export type TestUser = { id: number; email: string; role: "admin" | "user"; apiKey: string; ctx: Ctx };
+/** A test user: `workspaceId` is their personal workspace's, where `apiKey` and `ctx` act (as its owner). */
+export type TestUser = { id: number; email: string; role: "admin" | "user"; workspaceId: number; apiKey: string; ctx: Ctx };
 
 /** Creates a user with a fresh API key, and a core context acting as them. */
 export async function createTestUser(db: Db, overrides: { role?: "admin" | "user"; email?: string; now?: () => Date } = {}): Promise<TestUser> {
   const role = overrides.role ?? "user";
   const email = overrides.email ?? `${unique("u")}@example.test`;
-  const [user] = await db.insert(users).values({ email, name: "Test User", role }).returning({ id: users.id });
-  if (!user) throw new Error("insert returned no row");
-  const apiKey = await issueApiKey(db, user.id);
+  const user = await insertUserWithWorkspace(db, { email, name: "Test User", role });
+  const apiKey = await issueApiKey(db, user.id, user.workspaceId);
   const now = overrides.now ?? (() => new Date());
-  return { id: user.id, email, role, apiKey, ctx: { db, now, actor: { userId: user.id, role } } };
+  return { id: user.id, email, role, workspaceId: user.workspaceId, apiKey, ctx: { db, now, actor: { userId: user.id, role, workspaceId: user.workspaceId, workspaceRole: "owner" } } };
 }
 
 export { startTestDns, type TestDns, type TestDnsMode } from "./dns-server.ts";
@@ -34,11 +35,11 @@ export function testClick(linkId: number, at: string, traits: Partial<Click> = {
   return { linkId, at: new Date(at), country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, ...traits };
 }
 
-/** A domain row of `userId` with a unique name, written straight to the table (no verb, no checks): for tests of what lies under links. */
-export async function insertTestDomain(db: Db, userId: number): Promise<{ id: number; name: string }> {
+/** A domain row of `workspaceId` with a unique name, written straight to the table (no verb, no checks): for tests of what lies under links. */
+export async function insertTestDomain(db: Db, workspaceId: number): Promise<{ id: number; name: string }> {
   const [domain] = await db
     .insert(domains)
-    .values({ userId, name: `${unique()}.example` })
+    .values({ workspaceId, name: `${unique()}.example` })
     .returning({ id: domains.id, name: domains.name });
   if (!domain) throw new Error("no domain");
   return domain;

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, or } from "drizzle-orm";
-import { apiKeys, users, type Db } from "@shortener/db";
+import { apiKeys, users, workspaceMembers, type Db } from "@shortener/db";
 import type { Actor, SystemCtx } from "../context.ts";
 import { sha256 } from "../secrets/hash.ts";
 import { randomBase62 } from "../secrets/random.ts";
@@ -14,9 +14,9 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBase62(40);
 }
 
-/** Stores `token` (only its hash) as a full-scope key of `userId` (CONTRACT §9); returns the token. */
-export async function issueApiKey(db: Db, userId: number, token: string = generateApiKey()): Promise<string> {
-  await db.insert(apiKeys).values({ userId, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH) });
+/** Stores `token` (only its hash) as a full-scope key of `userId` in `workspaceId` (CONTRACT §9, §24); returns the token. */
+export async function issueApiKey(db: Db, userId: number, workspaceId: number, token: string = generateApiKey()): Promise<string> {
+  await db.insert(apiKeys).values({ userId, workspaceId, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH) });
   return token;
 }
 
@@ -35,14 +35,16 @@ export function liveKeyWhere(ctx: SystemCtx, token: string) {
 export async function authenticateApiKey(ctx: SystemCtx, token: string): Promise<Authenticated | null> {
   if (token.length < 16 || token.length > 256) return null;
   const [row] = await ctx.db
-    .select({ keyId: apiKeys.id, userId: users.id, role: users.role, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt })
+    .select({ keyId: apiKeys.id, userId: users.id, role: users.role, workspaceId: apiKeys.workspaceId, workspaceRole: workspaceMembers.role, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
+    // A key acts with its maker's role in its workspace, at most; a maker who left it leaves a dead key.
+    .innerJoin(workspaceMembers, and(eq(workspaceMembers.workspaceId, apiKeys.workspaceId), eq(workspaceMembers.userId, apiKeys.userId)))
     .where(liveKeyWhere(ctx, token))
     .limit(1);
   if (!row) return null;
   const scopes = row.scopes ? API_KEY_SCOPES.filter((scope) => row.scopes?.includes(scope)) : API_KEY_SCOPES;
-  return { keyId: row.keyId, userId: row.userId, role: row.role, scopes, expiresAt: row.expiresAt };
+  return { keyId: row.keyId, userId: row.userId, role: row.role, workspaceId: row.workspaceId, workspaceRole: row.workspaceRole, scopes, expiresAt: row.expiresAt };
 }
 
 /** Whether `auth` has expired by `now` (a key kept in memory since it was looked up). */

@@ -51,6 +51,7 @@ export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiK
       .insert(apiKeys)
       .values({
         userId: tx.actor.userId,
+        workspaceId: tx.actor.workspaceId,
         keyHash: sha256(secret),
         prefix: secret.slice(0, API_KEY_PREFIX_LENGTH),
         name: data.name,

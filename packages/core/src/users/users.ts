@@ -9,6 +9,7 @@ import { sha256 } from "../secrets/hash.ts";
 import { endSessionsOfKeys } from "../sessions/sessions.ts";
 import { API_KEY_PREFIX_LENGTH, generateApiKey, issueApiKey } from "./api-keys.ts";
 import { hasFullRights } from "./scopes.ts";
+import { insertUserWithWorkspace } from "../workspaces/personal.ts";
 import { CreateUserInput, ListUsersInput, UserIdInput } from "./schemas.ts";
 
 export type User = { id: number; email: string; name: string; role: "admin" | "user"; createdAt: Date };
@@ -42,9 +43,8 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
   try {
     return await withTransaction(ctx, async (tx) => {
       const now = tx.now();
-      const [user] = await tx.db.insert(users).values({ email: data.email, name: data.name, role: "user", createdAt: now, updatedAt: now }).returning(userColumns);
-      if (!user) throw new Error("insert returned no row");
-      const apiKey = await issueApiKey(tx.db, user.id);
+      const { workspaceId, ...user } = await insertUserWithWorkspace(tx.db, { email: data.email, name: data.name, role: "user", at: now });
+      const apiKey = await issueApiKey(tx.db, user.id, workspaceId);
       return { user, apiKey };
     });
   } catch (error) {
@@ -91,14 +91,15 @@ export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }):
       .update(apiKeys)
       .set({ revokedAt: tx.now() })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), sql`${apiKeys.revokedAt} is null`))
-      .returning({ id: apiKeys.id, name: apiKeys.name, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt });
+      .returning({ id: apiKeys.id, workspaceId: apiKeys.workspaceId, name: apiKeys.name, scopes: apiKeys.scopes, expiresAt: apiKeys.expiresAt });
     if (!revoked) throw new NotFoundError("API key");
     await endSessionsOfKeys(tx.db, [revoked.id]);
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     const token = generateApiKey();
-    if (revoked.name === null) return { apiKey: await issueApiKey(tx.db, tx.actor.userId, token) };
+    if (revoked.name === null) return { apiKey: await issueApiKey(tx.db, tx.actor.userId, revoked.workspaceId, token) };
     await tx.db.insert(apiKeys).values({
       userId: tx.actor.userId,
+      workspaceId: revoked.workspaceId,
       keyHash: sha256(token),
       prefix: token.slice(0, API_KEY_PREFIX_LENGTH),
       name: revoked.name,
@@ -123,12 +124,12 @@ export async function rotateAccountKey({ ctx, keepSessionId }: { ctx: Ctx; keepS
     const revoked = await tx.db
       .update(apiKeys)
       .set({ revokedAt: tx.now() })
-      .where(and(eq(apiKeys.userId, tx.actor.userId), isNull(apiKeys.name), isNull(apiKeys.revokedAt)))
+      .where(and(eq(apiKeys.userId, tx.actor.userId), eq(apiKeys.workspaceId, tx.actor.workspaceId), isNull(apiKeys.name), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     const token = generateApiKey();
     const [created] = await tx.db
       .insert(apiKeys)
-      .values({ userId: tx.actor.userId, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH), createdAt: tx.now() })
+      .values({ userId: tx.actor.userId, workspaceId: tx.actor.workspaceId, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH), createdAt: tx.now() })
       .returning({ id: apiKeys.id });
     if (!created) throw new Error("insert returned no row");
     await endSessionsOfKeys(

@@ -164,7 +164,7 @@ export function visitorsOf(clicks: readonly Click[]): { linkIds: number[]; days:
  * clicks, adds the batch's visitors to `link_visitors` (`on conflict do nothing`: only the rows it
  * really inserted — first sightings, exact under any concurrency — are added to `unique`), and adds
  * everything to the daily rollups of the links (`link_stats_daily`) and of their owners
- * (`account_stats_daily`, keyed by `links.user_id`), summed per batch in memory first (one upsert row per
+ * (`account_stats_daily`, keyed by `links.workspace_id`), summed per batch in memory first (one upsert row per
  * distinct key — a few hundred for thousands of clicks). Bots' visits add to `bots` and `bots_hour`
  * only. The second raises the links' counters by the people's clicks (skipping clicks already counted
  * at admission). The first also writes one `link.clicked` webhook event per link of the batch with
@@ -198,16 +198,16 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.execute(sql`
       with live as (
-        select id, user_id from links where id = any(${pgArray(allIds)}::int[]) for key share
+        select id, workspace_id from links where id = any(${pgArray(allIds)}::int[]) for key share
       ), events as (
-        insert into webhook_events (user_id, type, data, created_at)
-        select live.user_id, 'link.clicked', json_build_object('link_id', e.id, 'clicks', e.n, 'from', e.first, 'to', e.last), now()
+        insert into webhook_events (workspace_id, type, data, created_at)
+        select live.workspace_id, 'link.clicked', json_build_object('link_id', e.id, 'clicks', e.n, 'from', e.first, 'to', e.last), now()
         from unnest(
           ${pgArray(humanIds)}::int[], ${pgArray(entries.map((e) => e.total))}::int[],
           ${pgArray(entries.map((e) => new Date(e.from).toISOString()))}::text[], ${pgArray(entries.map((e) => new Date(e.to).toISOString()))}::text[]
         ) as e(id, n, first, last)
         join live on live.id = e.id
-        where ${subscribedSql(sql`live.user_id`, "link.clicked")}
+        where ${subscribedSql(sql`live.workspace_id`, "link.clicked")}
         order by e.id
       ), inserted as (
         insert into clicks (link_id, created_at, country, platform, browser, device, language, referrer, count)
@@ -237,8 +237,8 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
         union all
         select link_id, 'unique', day, '', count(*) from fresh group by link_id, day
       ), accounts as (
-        insert into account_stats_daily (user_id, dimension, day, value, count)
-        select live.user_id, a.dimension, a.day, a.value, sum(a.n)
+        insert into account_stats_daily (workspace_id, dimension, day, value, count)
+        select live.workspace_id, a.dimension, a.day, a.value, sum(a.n)
         from (
           select link_id, dimension, day, value, n from sums where dimension not in ('clicks_hour', 'bots_hour')
           union all
@@ -247,7 +247,7 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
         join live on live.id = a.link_id
         group by 1, 2, 3, 4
         order by 1, 2, 3, 4
-        on conflict (user_id, dimension, day, value) do update set count = account_stats_daily.count + excluded.count
+        on conflict (workspace_id, dimension, day, value) do update set count = account_stats_daily.count + excluded.count
       )
       insert into link_stats_daily (link_id, dimension, day, value, count)
       select link_id, dimension, day, value, n from sums

@@ -33,7 +33,7 @@ export async function createWebhook({ ctx, input, options = {} }: { ctx: Ctx; in
   throwIfErrors(errors);
   const cap = {
     table: webhooks,
-    held: eq(webhooks.userId, ctx.actor.userId),
+    held: eq(webhooks.workspaceId, ctx.actor.workspaceId),
     max: MAX_WEBHOOKS_PER_USER,
     refusal: () => ValidationError.field("url", `You can have at most ${MAX_WEBHOOKS_PER_USER} webhooks: delete one first.`),
   };
@@ -43,7 +43,7 @@ export async function createWebhook({ ctx, input, options = {} }: { ctx: Ctx; in
     const [row] = await tx.db
       .insert(webhooks)
       .values({
-        userId: tx.actor.userId,
+        workspaceId: tx.actor.workspaceId,
         url: values.url as string,
         events: values.events as WebhookEventType[],
         secret,

@@ -7,7 +7,7 @@ import { NotFoundError } from "../errors.ts";
 export async function deleteWebhook({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
   const [row] = await ctx.db
     .delete(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.userId, ctx.actor.userId)))
+    .where(and(eq(webhooks.id, id), eq(webhooks.workspaceId, ctx.actor.workspaceId)))
     .returning({ id: webhooks.id });
   if (!row) throw new NotFoundError("Webhook");
   return row;

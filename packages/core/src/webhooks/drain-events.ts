@@ -21,11 +21,11 @@ export async function drainWebhookEvents(ctx: SystemCtx, options: { limit?: numb
         with taken as (
           delete from webhook_events
           where id in (select id from webhook_events order by id limit ${options.limit ?? 1000})
-          returning id, user_id, type, data, created_at
+          returning id, workspace_id, type, data, created_at
         ), made as (
           insert into webhook_deliveries (webhook_id, event_id, type, data, event_at, next_attempt_at, created_at)
           select w.id, t.id, t.type, t.data, t.created_at, ${now}::timestamptz, ${now}::timestamptz
-          from taken t join webhooks w on w.user_id = t.user_id and not w.disabled and t.type = any(w.events)
+          from taken t join webhooks w on w.workspace_id = t.workspace_id and not w.disabled and t.type = any(w.events)
           order by t.id, w.id
           returning webhook_id
         )

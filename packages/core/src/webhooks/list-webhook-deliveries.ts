@@ -29,7 +29,7 @@ export type WebhookAttempt = {
 /** The attempts of one of the caller's webhooks, newest first (CONTRACT §18); another user's webhook is NOT_FOUND. */
 export async function listWebhookDeliveries({ ctx, id, input }: { ctx: Ctx; id: number; input: ListWebhookDeliveriesInput | undefined }): Promise<Page<WebhookAttempt>> {
   const params = parseInput(ListWebhookDeliveriesInput, input ?? {});
-  if (!(await findOwnedWebhook(ctx.db, ctx.actor.userId, id))) throw new NotFoundError("Webhook");
+  if (!(await findOwnedWebhook(ctx.db, ctx.actor.workspaceId, id))) throw new NotFoundError("Webhook");
   const where = and(eq(webhookAttempts.webhookId, id), params.delivery_id !== undefined ? eq(webhookAttempts.deliveryId, params.delivery_id) : undefined);
   const [data, totals] = await Promise.all([
     ctx.db

@@ -13,7 +13,7 @@ import { checkEventScopes, findOwnedWebhook, webhookColumns, type Webhook } from
  * count afresh (`failing_since` cleared); its pending deliveries go to the URL it has when each is sent.
  */
 export async function updateWebhook({ ctx, id, input, options = {} }: { ctx: Ctx; id: number; input: UpdateWebhookInput; options?: WebhookTargetOptions }): Promise<Webhook> {
-  const existing = await findOwnedWebhook(ctx.db, ctx.actor.userId, id);
+  const existing = await findOwnedWebhook(ctx.db, ctx.actor.workspaceId, id);
   if (!existing) throw new NotFoundError("Webhook");
   const { values, errors } = parseFields(UpdateWebhookShape, input);
   if (values.url && !options.allowPrivateTargets) {
@@ -33,7 +33,7 @@ export async function updateWebhook({ ctx, id, input, options = {} }: { ctx: Ctx
       ...(isFreshStart ? { failingSince: null } : {}),
       updatedAt: ctx.now(),
     })
-    .where(and(eq(webhooks.id, id), eq(webhooks.userId, ctx.actor.userId)))
+    .where(and(eq(webhooks.id, id), eq(webhooks.workspaceId, ctx.actor.workspaceId)))
     .returning(webhookColumns);
   if (!row) throw new NotFoundError("Webhook");
   return row;

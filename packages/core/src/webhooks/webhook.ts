@@ -7,7 +7,7 @@ import { addError } from "../validation/fields.ts";
 /** A webhook as core returns it: never its secret (shown once, by `createWebhook`). */
 export type Webhook = {
   id: number;
-  userId: number;
+  workspaceId: number;
   url: string;
   events: WebhookEventType[];
   disabled: boolean;
@@ -19,7 +19,7 @@ export type Webhook = {
 
 export const webhookColumns = {
   id: webhooks.id,
-  userId: webhooks.userId,
+  workspaceId: webhooks.workspaceId,
   url: webhooks.url,
   events: webhooks.events,
   disabled: webhooks.disabled,
@@ -32,11 +32,11 @@ export const webhookColumns = {
 export const MAX_WEBHOOKS_PER_USER = 25;
 
 /** One of the user's webhooks, or undefined (another user's does not exist for them). */
-export async function findOwnedWebhook(db: Db, userId: number, id: number): Promise<Webhook | undefined> {
+export async function findOwnedWebhook(db: Db, workspaceId: number, id: number): Promise<Webhook | undefined> {
   const [row] = await db
     .select(webhookColumns)
     .from(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.userId, userId)));
+    .where(and(eq(webhooks.id, id), eq(webhooks.workspaceId, workspaceId)));
   return row;
 }
 

@@ -24,9 +24,106 @@ export const users = pgTable(
       .default("user"),
     /** The dashboard's sign-in password (scrypt, as `hashPassword` writes it); null: none set yet (CONTRACT §19). */
     passwordHash: text(),
+    /** The OpenID Connect identity (`issuer|sub`) the user signs in with; null: never signed in with SSO. */
+    oidcSubject: text(),
     ...timestamps,
   },
-  (t) => [uniqueIndex("users_email_key").on(t.email)],
+  (t) => [uniqueIndex("users_email_key").on(t.email), uniqueIndex("users_oidc_subject_key").on(t.oidcSubject)],
+);
+
+/** A member's role in a workspace (CONTRACT §24), weakest first: each has every right of the ones before it. */
+export const WORKSPACE_ROLES = ["viewer", "editor", "admin", "owner"] as const;
+export type WorkspaceRole = (typeof WORKSPACE_ROLES)[number];
+
+/**
+ * Workspaces own everything a user made before CONTRACT §24: links, domains, spaces, pixels, webhooks,
+ * imports, API keys and statistics. Every user has a personal one (`personal_user_id`), deleted with
+ * them; migration 0022 made each existing user's with the user's own id, so owned rows kept their
+ * owner column's values (renamed `workspace_id`) and no row was rewritten (docs/adr/0044-workspaces.md).
+ */
+export const workspaces = pgTable(
+  "workspaces",
+  {
+    id: serial().primaryKey(),
+    name: text().notNull(),
+    /** The user whose personal workspace this is; null: a shared workspace. */
+    personalUserId: integer().references((): AnyPgColumn => users.id, { onDelete: "cascade" }),
+    /** Whether members must sign in to the dashboard with single sign-on (OpenID Connect) to act here. */
+    requireSso: boolean().notNull().default(false),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex("workspaces_personal_user_id_key").on(t.personalUserId)],
+);
+
+export const workspaceMembers = pgTable(
+  "workspace_members",
+  {
+    workspaceId: integer()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    role: text({ enum: WORKSPACE_ROLES }).notNull(),
+    createdAt: timestamps.createdAt,
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.userId] }),
+    index("workspace_members_user_id_idx").on(t.userId),
+    check("workspace_members_role_check", sql`${t.role} in ('viewer', 'editor', 'admin', 'owner')`),
+  ],
+);
+
+/**
+ * One-time invitation links (CONTRACT §24): the token is shown once and stored as its SHA-256 hash. An
+ * invitation is used up when accepted (`accepted_at`), and refused after `expires_at`.
+ */
+export const workspaceInvitations = pgTable(
+  "workspace_invitations",
+  {
+    id: serial().primaryKey(),
+    workspaceId: integer()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    tokenHash: text().notNull(),
+    role: text({ enum: WORKSPACE_ROLES }).notNull(),
+    /** Whom it was sent to, when it was mailed; null: a link handed over by other means. */
+    email: text(),
+    createdBy: integer().references(() => users.id, { onDelete: "set null" }),
+    createdAt: timestamps.createdAt,
+    expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    acceptedAt: timestamp({ withTimezone: true, mode: "date" }),
+    acceptedBy: integer().references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    uniqueIndex("workspace_invitations_token_hash_key").on(t.tokenHash),
+    index("workspace_invitations_workspace_id_id_idx").on(t.workspaceId, t.id),
+    check("workspace_invitations_role_check", sql`${t.role} in ('viewer', 'editor', 'admin', 'owner')`),
+  ],
+);
+
+/**
+ * The audit log (CONTRACT §24): one entry per change, written in the change's transaction. No foreign
+ * keys (entries outlive the workspace, user or key they name), and a trigger (migration 0022) refuses
+ * UPDATE, DELETE and TRUNCATE unless the retention job set `shortener.audit_retention` for its own
+ * transaction. `changes`: the changed fields, `{ field: { before, after } }`, secrets as "[redacted]".
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigserial({ mode: "number" }).primaryKey(),
+    workspaceId: integer().notNull(),
+    actorUserId: integer(),
+    actorKeyId: integer(),
+    actorSessionId: integer(),
+    action: text().notNull(),
+    objectType: text().notNull(),
+    objectId: text(),
+    changes: jsonb().$type<Record<string, { before?: unknown; after?: unknown }>>(),
+    clientGroup: text(),
+    createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("audit_log_workspace_id_id_idx").on(t.workspaceId, t.id), index("audit_log_created_at_idx").on(t.createdAt)],
 );
 
 /**
@@ -55,6 +152,10 @@ export const sessions = pgTable(
     apiKeyId: integer().references((): AnyPgColumn => apiKeys.id, { onDelete: "cascade" }),
     /** What the session may do: the opening key's scopes; null: every scope (a password, or a key of §9). */
     scopes: text().array(),
+    /** Whether the session was opened through single sign-on (OpenID Connect): only those act in a workspace that requires it. */
+    isSso: boolean().notNull().default(false),
+    /** The workspace the session acts in (switched in the dashboard); null: the user's personal workspace. */
+    workspaceId: integer().references((): AnyPgColumn => workspaces.id, { onDelete: "set null" }),
   },
   (t) => [uniqueIndex("sessions_token_hash_key").on(t.tokenHash), index("sessions_user_id_idx").on(t.userId), index("sessions_api_key_id_idx").on(t.apiKeyId)],
 );
@@ -70,6 +171,10 @@ export const apiKeys = pgTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
+    /** The workspace the key acts in (CONTRACT §24); `user_id` is who made it, whose role there it carries at most. */
+    workspaceId: integer()
+      .notNull()
+      .references((): AnyPgColumn => workspaces.id, { onDelete: "cascade" }),
     keyHash: text().notNull(),
     prefix: text().notNull(),
     /** Named keys only (CONTRACT §17); null for the user's full-scope key of §9. */
@@ -82,16 +187,21 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp({ withTimezone: true, mode: "date" }),
     revokedAt: timestamp({ withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("api_keys_key_hash_key").on(t.keyHash), index("api_keys_user_id_idx").on(t.userId), check("api_keys_named_scoped", sql`(${t.name} is null) = (${t.scopes} is null)`)],
+  (t) => [
+    uniqueIndex("api_keys_key_hash_key").on(t.keyHash),
+    index("api_keys_user_id_idx").on(t.userId),
+    index("api_keys_workspace_id_idx").on(t.workspaceId),
+    check("api_keys_named_scoped", sql`(${t.name} is null) = (${t.scopes} is null)`),
+  ],
 );
 
 export const domains = pgTable(
   "domains",
   {
     id: serial().primaryKey(),
-    userId: integer()
+    workspaceId: integer()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     name: text().notNull(),
     indexPage: text(),
     notFoundPage: text(),
@@ -106,8 +216,8 @@ export const domains = pgTable(
     uniqueIndex("domains_name_key")
       .on(t.name)
       .where(sql`${t.verifiedAt} is not null`),
-    uniqueIndex("domains_user_id_name_key").on(t.userId, t.name),
-    index("domains_user_id_id_idx").on(t.userId, t.id),
+    uniqueIndex("domains_workspace_id_name_key").on(t.workspaceId, t.name),
+    index("domains_workspace_id_id_idx").on(t.workspaceId, t.id),
     index("domains_name_trgm_idx").using("gin", sql`${t.name} gin_trgm_ops`),
   ],
 );
@@ -116,29 +226,29 @@ export const spaces = pgTable(
   "spaces",
   {
     id: serial().primaryKey(),
-    userId: integer()
+    workspaceId: integer()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     name: text().notNull(),
     color: smallint().notNull().default(1),
     ...timestamps,
   },
-  (t) => [uniqueIndex("spaces_user_id_name_key").on(t.userId, t.name), index("spaces_user_id_id_idx").on(t.userId, t.id)],
+  (t) => [uniqueIndex("spaces_workspace_id_name_key").on(t.workspaceId, t.name), index("spaces_workspace_id_id_idx").on(t.workspaceId, t.id)],
 );
 
 export const pixels = pgTable(
   "pixels",
   {
     id: serial().primaryKey(),
-    userId: integer()
+    workspaceId: integer()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     name: text().notNull(),
     type: text().notNull(),
     value: text().notNull(),
     ...timestamps,
   },
-  (t) => [index("pixels_user_id_id_idx").on(t.userId, t.id)],
+  (t) => [index("pixels_workspace_id_id_idx").on(t.workspaceId, t.id)],
 );
 
 /** One targeting entry as stored: `key` is absent for rotation entries. */
@@ -154,9 +264,9 @@ export const links = pgTable(
   "links",
   {
     id: serial().primaryKey(),
-    userId: integer()
+    workspaceId: integer()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     domainId: integer()
       .notNull()
       .references(() => domains.id, { onDelete: "cascade" }),
@@ -185,10 +295,10 @@ export const links = pgTable(
   (t) => [
     uniqueIndex("links_domain_id_alias_key").on(t.domainId, t.alias),
     uniqueIndex("links_import_key_key").on(t.importKey),
-    index("links_user_id_id_idx").on(t.userId, t.id),
-    index("links_user_id_alias_id_idx").on(t.userId, t.alias, t.id),
-    index("links_user_id_url_id_idx").on(t.userId, t.url, t.id),
-    index("links_user_id_title_id_idx").on(t.userId, t.title, t.id),
+    index("links_workspace_id_id_idx").on(t.workspaceId, t.id),
+    index("links_workspace_id_alias_id_idx").on(t.workspaceId, t.alias, t.id),
+    index("links_workspace_id_url_id_idx").on(t.workspaceId, t.url, t.id),
+    index("links_workspace_id_title_id_idx").on(t.workspaceId, t.title, t.id),
     // By domain: the unique (domain_id, alias) index serves it. Most links have no space and no title:
     // those indexes leave them out (a filter or search on them implies a value). docs/adr/0012.
     index("links_space_id_idx")
@@ -288,20 +398,20 @@ export type AccountRollupDimension = (typeof ACCOUNT_ROLLUP_DIMENSIONS)[number];
 export const accountStatsDaily = pgTable(
   "account_stats_daily",
   {
-    userId: integer()
+    workspaceId: integer()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     dimension: text({ enum: ACCOUNT_ROLLUP_DIMENSIONS }).notNull(),
     day: date({ mode: "string" }).notNull(),
     value: text().notNull(),
     count: bigint({ mode: "number" }).notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.userId, t.dimension, t.day, t.value] }),
+    primaryKey({ columns: [t.workspaceId, t.dimension, t.day, t.value] }),
     // Each day's links by clicks, busiest first: the top links of a range read a few rows a day
     // instead of every link-day of the range (docs/adr/0042-account-wide-statistics.md).
     index("account_stats_daily_link_count_idx")
-      .on(t.userId, t.day, t.count.desc(), t.value)
+      .on(t.workspaceId, t.day, t.count.desc(), t.value)
       .where(sql`${t.dimension} = 'link'`),
     check("account_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'link')`),
   ],
@@ -360,9 +470,9 @@ export const importJobs = pgTable(
   "import_jobs",
   {
     id: serial().primaryKey(),
-    userId: integer()
+    workspaceId: integer()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     status: text({ enum: ["queued", "running", "completed", "failed"] })
       .notNull()
       .default("queued"),
@@ -385,7 +495,7 @@ export const importJobs = pgTable(
     startedAt: timestamp({ withTimezone: true, mode: "date" }),
     finishedAt: timestamp({ withTimezone: true, mode: "date" }),
   },
-  (t) => [uniqueIndex("import_jobs_user_id_idempotency_key_key").on(t.userId, t.idempotencyKey), index("import_jobs_user_id_id_idx").on(t.userId, t.id)],
+  (t) => [uniqueIndex("import_jobs_workspace_id_idempotency_key_key").on(t.workspaceId, t.idempotencyKey), index("import_jobs_workspace_id_id_idx").on(t.workspaceId, t.id)],
 );
 
 /**
@@ -427,11 +537,11 @@ export const importErrors = pgTable(
 export const linkCounts = pgTable(
   "link_counts",
   {
-    userId: integer().notNull(),
+    workspaceId: integer().notNull(),
     shard: smallint().notNull(),
     n: bigint({ mode: "number" }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.shard] })],
+  (t) => [primaryKey({ columns: [t.workspaceId, t.shard] })],
 );
 
 /**
@@ -450,9 +560,9 @@ export const webhooks = pgTable(
   "webhooks",
   {
     id: serial().primaryKey(),
-    userId: integer()
+    workspaceId: integer()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     url: text().notNull(),
     events: text().array().notNull().$type<WebhookEventType[]>(),
     secret: text().notNull(),
@@ -460,7 +570,7 @@ export const webhooks = pgTable(
     failingSince: timestamp({ withTimezone: true, mode: "date" }),
     ...timestamps,
   },
-  (t) => [index("webhooks_user_id_id_idx").on(t.userId, t.id)],
+  (t) => [index("webhooks_workspace_id_id_idx").on(t.workspaceId, t.id)],
 );
 
 /**
@@ -471,7 +581,7 @@ export const webhooks = pgTable(
  */
 export const webhookEvents = pgTable("webhook_events", {
   id: bigserial({ mode: "number" }).primaryKey(),
-  userId: integer().notNull(),
+  workspaceId: integer().notNull(),
   type: text().notNull().$type<WebhookEventType>(),
   data: json().notNull(),
   createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
