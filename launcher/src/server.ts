@@ -240,7 +240,8 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
       await webhooks.start();
       // And the upkeep of clicks' monthly partitions: made ahead, dropped past CLICK_RETENTION_DAYS (ADR 0025).
       const { createClickPartitionKeeper } = await import("@shortener/worker");
-      const partitions = createClickPartitionKeeper({ database, now, log: logger, retentionDays: env.CLICK_RETENTION_DAYS });
+      // The same hourly run deletes the audit entries past AUDIT_RETENTION_DAYS (docs/audit.md).
+      const partitions = createClickPartitionKeeper({ database, now, log: logger, retentionDays: env.CLICK_RETENTION_DAYS, auditRetentionDays: env.AUDIT_RETENTION_DAYS });
       closers.push(() => partitions.close());
       await partitions.start();
     }

@@ -18,6 +18,7 @@ import { registerRateLimits } from "./http/rate-limit.ts";
 import { openApiRoutes } from "./openapi/route.ts";
 import { accountRoutes } from "./routes/account.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { auditRoutes } from "./routes/audit.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { publicStatsRoutes } from "./routes/public-stats.ts";
 import { importRoutes } from "./routes/imports.ts";
@@ -229,6 +230,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       linkToolRoutes(api, deps, serializers, qr);
       statsRoutes(api, deps, serializers);
       webhookRoutes(api, deps);
+      auditRoutes(api, deps);
       await api.register(async (imports) => importRoutes(imports, deps));
     },
     { prefix: "/api/v1" },

@@ -43,7 +43,7 @@ describe("the worker's click partition upkeep (CONTRACT §20)", () => {
 
   it("without a retention nothing is dropped", async () => {
     const keeper = createClickPartitionKeeper({ database, now: () => new Date("2040-01-01T00:00:00Z"), log: quiet, retentionDays: undefined });
-    expect(await keeper.run()).toEqual({ made: ["clicks_2040_01", "clicks_2040_02", "clicks_2040_03"], dropped: [], visitorDaysDropped: [] });
+    expect(await keeper.run()).toEqual({ made: ["clicks_2040_01", "clicks_2040_02", "clicks_2040_03"], dropped: [], visitorDaysDropped: [], auditEntriesDeleted: 0 });
     expect(await names()).toContain("clicks_2034_04");
     await keeper.close();
   });

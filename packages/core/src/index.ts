@@ -160,4 +160,7 @@ export { createQrCache, DEFAULT_QR_CACHE, type QrCache, type QrCacheOptions } fr
 export { EXPORT_INCLUDES, ExportLinksInput, ExportLinksPageInput, EXPORT_PAGE_MAX } from "./links/schemas.ts";
 export { EXPORT_COLUMNS, exportLinksPage, streamLinkExport, type ExportPage, type ExportRow } from "./links/export-links.ts";
 export { type ImportColumn } from "./imports/schemas.ts";
-export { AUDIT_SECRET_FIELDS, auditChanges, recordAudit, REDACTED, type AuditChanges, type AuditEntry } from "./audit/record-audit.ts";
+export { AUDIT_SECRET_FIELDS, auditChanges, recordAudit, REDACTED, type AuditActor, type AuditChanges, type AuditEntry } from "./audit/record-audit.ts";
+export { ExportAuditInput, ListAuditInput } from "./audit/schemas.ts";
+export { AUDIT_EXPORT_PAGE, listAudit, streamAuditExport, type AuditRecord } from "./audit/list-audit.ts";
+export { AUDIT_RETENTION_BATCH, deleteExpiredAuditEntries } from "./audit/delete-expired-audit.ts";

@@ -159,5 +159,7 @@ export const Settings = z.object({
   ACCESS_LOG: enumSetting(["api", "all", "off"]).default("api"),
   /** Raw clicks older than this many days are dropped, a whole month's partition at a time (CONTRACT §20); unset: kept. */
   CLICK_RETENTION_DAYS: intSetting(1, 365_000).optional(),
+  /** Audit entries older than this many days are deleted by the worker's hourly upkeep (CONTRACT §24); unset: kept. */
+  AUDIT_RETENTION_DAYS: intSetting(1, 365_000).optional(),
 });
 export type Settings = z.output<typeof Settings>;

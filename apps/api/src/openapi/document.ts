@@ -4,6 +4,7 @@ import type { RouteScope } from "../http/auth.ts";
 import {
   acceptedEnvelope,
   ApiKeyJson,
+  AuditEntryJson,
   bulkDeletedEnvelope,
   createdEnvelope,
   CreatedWebhookJson,
@@ -127,7 +128,7 @@ type Parts = { inputs: z.core.$ZodRegistry<{ id: string }>; outputs: z.core.$Zod
  */
 function buildDocument(): Json {
   const parts: Parts = { inputs: z.registry<{ id: string }>(), outputs: z.registry<{ id: string }>(), paths: {} };
-  for (const add of [addResources, addBulkLinks, addDomainVerification, addWebhooks, addAccountAndUsers, addLinkTools, addStats, addImports, addMeta]) add(parts);
+  for (const add of [addResources, addBulkLinks, addDomainVerification, addWebhooks, addAccountAndUsers, addLinkTools, addStats, addImports, addAudit, addMeta]) add(parts);
   return frame(parts);
 }
 
@@ -487,6 +488,29 @@ function addStats({ outputs, paths }: Parts): void {
 }
 
 /** CSV imports (CONTRACT §12). */
+/** The workspace's audit log (CONTRACT §24, docs/audit.md). */
+function addAudit({ outputs, paths }: Parts): void {
+  outputs.add(AuditEntryJson, { id: "AuditEntry" });
+  outputs.add(listEnvelope(AuditEntryJson), { id: "AuditEntryList" });
+  paths["/audit"] = {
+    get: {
+      operationId: "listAudit",
+      tags: ["Audit"],
+      summary: "The workspace's audit log, newest first (admins and owners)",
+      description:
+        "Every change made in the workspace, one entry each, written in the transaction of the change and never changed or deleted by the service (only AUDIT_RETENTION_DAYS ends them). Filters: actor (a user id), object_type and object_id (object_id needs object_type), action, from and to (a UTC day YYYY-MM-DD, whole days, or an ISO-8601 date and time). With Accept: text/csv, every matching entry as CSV (columns id, created_at, action, object_type, object_id, actor_user_id, actor_key_id, actor_session_id, client_group, changes as JSON), page and per_page ignored. A viewer or editor of the workspace: 403.",
+      parameters: queryParameters(core.ListAuditInput),
+      responses: {
+        "200": {
+          ...ok("A page, or with Accept: text/csv the whole CSV", "AuditEntryList"),
+          content: { "application/json": { schema: ref("AuditEntryList") }, "text/csv": { schema: { type: "string" } } },
+        },
+        ...errors("Forbidden", "ValidationFailed"),
+      },
+    },
+  };
+}
+
 function addImports({ outputs, paths }: Parts): void {
   outputs.add(ImportJson, { id: "ImportJob" });
   outputs.add(oneEnvelope(ImportJson), { id: "ImportResponse" });
@@ -572,7 +596,16 @@ function frame({ inputs, outputs, paths }: Parts): Json {
     },
     servers: [{ url: "/api/v1" }],
     security: [{ bearer: [] }],
-    tags: [...RESOURCES.map((r) => ({ name: r.tag })), { name: "Statistics" }, { name: "Imports" }, { name: "Webhooks" }, { name: "Account" }, { name: "Users (admin)" }, { name: "Meta" }],
+    tags: [
+      ...RESOURCES.map((r) => ({ name: r.tag })),
+      { name: "Statistics" },
+      { name: "Imports" },
+      { name: "Webhooks" },
+      { name: "Account" },
+      { name: "Users (admin)" },
+      { name: "Audit" },
+      { name: "Meta" },
+    ],
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key (shk_…), in the Authorization header only" } },

@@ -170,6 +170,22 @@ export const NamedApiKeyJson = z.strictObject({
 export const CreatedNamedApiKeyJson = NamedApiKeyJson.extend({ api_key: z.string().describe("the secret, shown this once") });
 
 /** CONTRACT §2 envelopes. */
+/** One audit entry (CONTRACT §24, docs/audit.md). */
+export const AuditEntryJson = z.strictObject({
+  id: z.int().min(1),
+  action: z.string().describe("object.verb: link.created, link.bulk_updated, domain.verified, api_key.rotated, import.finished…"),
+  object_type: z.string().describe("link, domain, space, pixel, webhook, api_key, import, user…"),
+  object_id: z.union([z.int(), z.string()]).nullable().describe("the object's id (an integer for the API's objects)"),
+  actor_user_id: z.int().nullable().describe("who: the user (null when unknown, e.g. an import finished by the worker after its maker's entry expired)"),
+  actor_key_id: z.int().nullable().describe("the API key the request came with, or null"),
+  actor_session_id: z.int().nullable().describe("the dashboard session the request came with, or null"),
+  client_group: z.string().nullable().describe("the client's address group (IPv4 address, or IPv6 /64); null without a request"),
+  changes: z
+    .record(z.string(), z.strictObject({ before: z.unknown().optional(), after: z.unknown().optional() }))
+    .describe('each changed field under the API\'s name, with its value before and after (no before on a create, no after on a delete); secrets as "[redacted]"'),
+  created_at: Timestamp,
+});
+
 export const oneEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(200) });
 export const createdEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(201) });
 export const acceptedEnvelope = <T extends z.ZodType>(item: T) => z.strictObject({ data: item, status: z.literal(202) });

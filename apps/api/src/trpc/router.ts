@@ -1,4 +1,5 @@
 import { accountRouter, usersRouter } from "./account.ts";
+import { auditRouter } from "./audit.ts";
 import { authRouter } from "./auth.ts";
 import { mergeRouters, router } from "./init.ts";
 import { linkToolsRouter } from "./link-tools.ts";
@@ -19,6 +20,7 @@ export const appRouter = router({
   imports: importsRouter,
   webhooks: webhooksRouter,
   auth: authRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

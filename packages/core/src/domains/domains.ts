@@ -1,6 +1,8 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import { domains, isUniqueViolation } from "@shortener/db";
 import { domainColumns, type Domain } from "./domain-columns.ts";
+import { domainAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import { listOwnedRows } from "../lists/list-owned-rows.ts";
@@ -92,6 +94,7 @@ export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY 
         .returning(domainColumns);
       if (!row) throw new Error("insert returned no row");
       await notifyChange(tx.db, { kind: "domain", name: row.name });
+      await recordAudit(tx, { action: "domain.created", objectType: "domain", objectId: row.id, after: domainAuditView(row) });
       return row;
     });
   } catch (error) {
@@ -118,19 +121,24 @@ export async function updateDomain({ ctx, id, input }: { ctx: Ctx; id: number; i
       .returning(domainColumns);
     if (!row) throw new NotFoundError("Domain");
     await notifyChange(tx.db, { kind: "domain", name: row.name });
+    await recordAudit(tx, { action: "domain.updated", objectType: "domain", objectId: row.id, before: domainAuditView(existing), after: domainAuditView(row) });
     return row;
   });
 }
 
-/** Deletes the caller's domain and, through the foreign key, all its links. */
+/**
+ * Deletes the caller's domain and, through the foreign key, all its links. One audit entry, the
+ * domain's: its links go with it without one each (docs/audit.md).
+ */
 export async function deleteDomain({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
   return withTransaction(ctx, async (tx) => {
     const [row] = await tx.db
       .delete(domains)
       .where(and(eq(domains.id, id), eq(domains.workspaceId, tx.actor.workspaceId)))
-      .returning({ id: domains.id, name: domains.name });
+      .returning(domainColumns);
     if (!row) throw new NotFoundError("Domain");
     await notifyChange(tx.db, { kind: "domain", name: row.name });
+    await recordAudit(tx, { action: "domain.deleted", objectType: "domain", objectId: row.id, before: domainAuditView(row) });
     return { id: row.id };
   });
 }

@@ -1,5 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { domains, isUniqueViolation } from "@shortener/db";
+import { domainAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError, type FieldErrors } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
@@ -42,6 +44,7 @@ export async function verifyDomain({ ctx, id, lookupTxt, policy = DEFAULT_DOMAIN
       // Verified meanwhile by a concurrent call: answer it as it is now.
       if (!row) return getDomain({ ctx: tx, id: domain.id });
       await notifyChange(tx.db, { kind: "domain", name: row.name });
+      await recordAudit(tx, { action: "domain.verified", objectType: "domain", objectId: row.id, before: domainAuditView(domain), after: domainAuditView(row) });
       return row;
     });
   } catch (error) {

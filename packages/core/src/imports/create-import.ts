@@ -1,7 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import { checkOwnership } from "../links/ownership.ts";
 import { domains, importJobs, importSourceParts } from "@shortener/db";
-import type { Ctx } from "../context.ts";
+import { importAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { withTransaction, type Ctx } from "../context.ts";
 import { parseFields, throwIfErrors } from "../validation/fields.ts";
 import { importJobColumns, type ImportJob } from "./import-job.ts";
 import { CreateImportShape, type CreateImportInput } from "./schemas.ts";
@@ -41,20 +43,30 @@ export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; inpu
 
   const now = ctx.now();
   const parts = sourceParts ?? (v.source === undefined ? undefined : [v.source]);
-  const [row] = await ctx.db
-    .insert(importJobs)
-    .values({
-      workspaceId,
-      status: "queued",
-      idempotencyKey: v.idempotency_key ?? null,
-      defaultDomainId: v.domain_id ?? null,
-      hasSource: parts !== undefined,
-      totalRows: v.total_rows ?? 0,
-      checkpointLine: parts ? 0 : 1,
-      createdAt: now,
-    })
-    .onConflictDoNothing({ target: [importJobs.workspaceId, importJobs.idempotencyKey] })
-    .returning(importJobColumns);
+  // One audit entry when the job is ready (`import.created`), in the transaction that makes it so; one more when it finishes.
+  const recordCreated = (tx: Ctx, job: ImportJob) => recordAudit(tx, { action: "import.created", objectType: "import", objectId: job.id, after: importAuditView(job) });
+  const insertJob = (tx: Ctx) =>
+    tx.db
+      .insert(importJobs)
+      .values({
+        workspaceId,
+        status: "queued",
+        idempotencyKey: v.idempotency_key ?? null,
+        defaultDomainId: v.domain_id ?? null,
+        hasSource: parts !== undefined,
+        totalRows: v.total_rows ?? 0,
+        checkpointLine: parts ? 0 : 1,
+        createdAt: now,
+      })
+      .onConflictDoNothing({ target: [importJobs.workspaceId, importJobs.idempotencyKey] })
+      .returning(importJobColumns);
+  const [row] = parts
+    ? await insertJob(ctx)
+    : await withTransaction(ctx, async (tx) => {
+        const inserted = await insertJob(tx);
+        if (inserted[0]) await recordCreated(tx, inserted[0]);
+        return inserted;
+      });
   if (!row) {
     // Two requests with one key at once: the other one inserted first.
     const earlier = v.idempotency_key !== undefined ? await findByKey(ctx, v.idempotency_key) : undefined;
@@ -69,7 +81,10 @@ export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; inpu
           await ctx.db.insert(importSourceParts).values({ jobId: row.id, part: part++, content: storable(content) });
         }
       }
-      await ctx.db.update(importJobs).set({ checkpointLine: 1 }).where(eq(importJobs.id, row.id));
+      await withTransaction(ctx, async (tx) => {
+        await tx.db.update(importJobs).set({ checkpointLine: 1 }).where(eq(importJobs.id, row.id));
+        await recordCreated(tx, row);
+      });
     } catch (error) {
       await ctx.db.delete(importJobs).where(eq(importJobs.id, row.id));
       throw error;

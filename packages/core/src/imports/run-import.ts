@@ -3,6 +3,7 @@ import { importJobs, importSourceParts, isForeignKeyViolation, pgArray, queryRow
 import { withTransaction, type SystemCtx } from "../context.ts";
 import { ALIAS_TAKEN, classifyAliasConflict } from "../links/alias-conflict.ts";
 import { recordImportEvent } from "../webhooks/record-event.ts";
+import { recordImportFinished } from "./record-import-finished.ts";
 import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
 import { loadImportScope, type ImportScope } from "./import-scope.ts";
@@ -81,6 +82,7 @@ export async function completeImport(ctx: SystemCtx, jobId: number): Promise<voi
       .where(eq(importJobs.id, jobId));
     await dropSource(tx.db, jobId);
     await recordImportEvent(tx, jobId);
+    await recordImportFinished(tx.db, ctx.now(), jobId, "running");
   });
 }
 
@@ -90,6 +92,7 @@ export async function failImport(ctx: SystemCtx, jobId: number, reason: string):
     await tx.db.update(importJobs).set({ status: "failed", finishedAt: ctx.now(), hasSource: false, failureMessage: reason }).where(eq(importJobs.id, jobId));
     await dropSource(tx.db, jobId);
     await recordImportEvent(tx, jobId);
+    await recordImportFinished(tx.db, ctx.now(), jobId, "running");
   });
 }
 
@@ -125,6 +128,7 @@ export async function failStaleUploads(ctx: SystemCtx, startedBefore: Date): Pro
     for (const { id } of rows) {
       await dropSource(tx.db, id);
       await recordImportEvent(tx, id);
+      await recordImportFinished(tx.db, ctx.now(), id, "queued");
     }
     return rows.length;
   });

@@ -1,4 +1,6 @@
 import { isUniqueViolation } from "@shortener/db";
+import { linkAuditView } from "../audit/audit-views.ts";
+import { recordAudit, type AuditEntry } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError, type FieldErrors } from "../errors.ts";
 import { notifyLinksChange, type LinkKey } from "../changes/changes.ts";
@@ -6,7 +8,7 @@ import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { recordLinkEvent } from "../webhooks/record-event.ts";
 import { ALIAS_TAKEN } from "./alias-conflict.ts";
 import { foldIdErrors, invalidIdsMessage, mergeErrors, ownedAmong } from "./bulk-ids.ts";
-import { changesOf, checkUpdateOf, hashSecrets, writeLinkUpdate } from "./link-update.ts";
+import { changesOf, checkUpdateOf, hashSecrets, secretsSent, writeLinkUpdate } from "./link-update.ts";
 import type { Link } from "./link-columns.ts";
 import { loadLinks } from "./load-links.ts";
 import { BulkUpdateLinksShape, type BulkUpdateLinksInput } from "./schemas.ts";
@@ -16,7 +18,8 @@ import { checkReferences, destinations } from "./validate-link.ts";
  * Applies the same sent fields to up to 100 of the caller's links (CONTRACT §17), with the rules of a
  * single update (`updateLink`), all or nothing: every failing field of every link is reported at once
  * (unknown or foreign ids on `ids`) and nothing changes; otherwise every link is written in one
- * transaction, with one change notification for the batch and one `link.updated` event per link.
+ * transaction, with one change notification for the batch, one `link.updated` event and one audit
+ * entry (`link.bulk_updated`) per link.
  * Duplicate ids count once; `alias` can be sent only with a single id. Answers the links in the order sent.
  */
 export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpdateLinksInput }): Promise<Link[]> {
@@ -85,12 +88,18 @@ export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpd
       await notifyLinksChange(tx.db, keys);
       const after = new Map((await loadLinks(tx.db, now, { where: ownedAmong(tx.actor.workspaceId, ids) })).map((link) => [link.id, link]));
       const result: Link[] = [];
+      const audit: AuditEntry[] = [];
+      const secretsChanged = secretsSent(v);
       for (const id of ids) {
         const link = after.get(id);
-        if (!link) throw ValidationError.field("ids", invalidIdsMessage([id]));
+        const before = byId.get(id);
+        if (!link || !before) throw ValidationError.field("ids", invalidIdsMessage([id]));
         await recordLinkEvent(tx, "link.updated", link);
+        audit.push({ action: "link.bulk_updated", objectType: "link", objectId: id, before: linkAuditView(before), after: linkAuditView(link), secretsChanged });
         result.push(link);
       }
+      // One entry per link changed, in one statement.
+      await recordAudit(tx, audit);
       return result;
     });
   } catch (error) {

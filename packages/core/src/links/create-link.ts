@@ -1,5 +1,7 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import { linkPixels, links, preparedFor } from "@shortener/db";
+import { linkAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { emitLocalChange } from "../changes/changes.ts";
@@ -31,6 +33,7 @@ function encodeRow(row: Record<InsertColumn, unknown>): Record<string, unknown> 
 /**
  * Creates a link (CONTRACT §4). Every failing field is reported at once. The unique index on
  * (domain, alias) decides between concurrent creates of one alias: one wins, the others get a 422.
+ * Its audit entry (`link.created`) commits with it.
  */
 export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkInput }): Promise<Link> {
   const { values: v, errors } = parseFields(CreateLinkShape, input);
@@ -96,10 +99,11 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
       pixels: refs.pixels,
     };
   };
-  if (!v.pixel_ids?.length && !isAnnounced) return toLink(await write(ctx.db));
+  // The link, its pixels, its event and its audit entry commit together (CONTRACT §24).
   return withTransaction(ctx, async (tx) => {
     const link = toLink(await write(tx.db));
     if (isAnnounced) await recordLinkEvent(tx, "link.created", link);
+    await recordAudit(tx, { action: "link.created", objectType: "link", objectId: link.id, after: linkAuditView(link) });
     return link;
   });
 }

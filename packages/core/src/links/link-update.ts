@@ -44,6 +44,11 @@ export async function hashSecrets(v: UpdateValues): Promise<{ passwordHash: stri
   return { passwordHash, privacyPasswordHash };
 }
 
+/** The secrets an update replaces with a new value (the audit log cannot see it in the link: "set" before and after). */
+export function secretsSent(v: UpdateValues): string[] {
+  return [...(v.password ? ["password"] : []), ...(v.privacy_password ? ["privacy_password"] : [])];
+}
+
 /** The columns an update sets: only the sent fields. */
 export function changesOf(v: UpdateValues, hashes: Awaited<ReturnType<typeof hashSecrets>>, endsAt: Date | null | undefined): Record<string, unknown> {
   const emptyToNull = <T>(list: T[] | null | undefined) => (list === undefined ? undefined : list?.length ? list : null);

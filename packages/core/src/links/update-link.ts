@@ -1,11 +1,13 @@
 import { isUniqueViolation } from "@shortener/db";
+import { linkAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { parseFields, throwIfErrors } from "../validation/fields.ts";
 import { recordLinkEvent } from "../webhooks/record-event.ts";
 import { ALIAS_TAKEN } from "./alias-conflict.ts";
-import { changesOf, checkUpdateOf, hashSecrets, writeLinkUpdate } from "./link-update.ts";
+import { changesOf, checkUpdateOf, hashSecrets, secretsSent, writeLinkUpdate } from "./link-update.ts";
 import type { Link } from "./link-columns.ts";
 import { findOwnedLink } from "./load-links.ts";
 import { UpdateLinkShape, type UpdateLinkInput } from "./schemas.ts";
@@ -42,6 +44,7 @@ export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; inp
       const link = await findOwnedLink(tx.db, now, tx.actor.workspaceId, id);
       if (!link) throw new NotFoundError("Link");
       await recordLinkEvent(tx, "link.updated", link);
+      await recordAudit(tx, { action: "link.updated", objectType: "link", objectId: id, before: linkAuditView(existing), after: linkAuditView(link), secretsChanged: secretsSent(v) });
       return link;
     });
   } catch (error) {

@@ -1,6 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { linkPixels, links, pixels } from "@shortener/db";
 import { pixelColumns, type Pixel } from "./pixel-columns.ts";
+import { pixelAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
@@ -38,13 +40,16 @@ export async function listPixels({ ctx, input }: { ctx: Ctx; input: ListPixelsIn
 export async function createPixel({ ctx, input }: { ctx: Ctx; input: CreatePixelInput }): Promise<Pixel> {
   const { values, errors } = parseFields(CreatePixelShape, input);
   throwIfErrors(errors);
-  const now = ctx.now();
-  const [row] = await ctx.db
-    .insert(pixels)
-    .values({ workspaceId: ctx.actor.workspaceId, name: values.name as string, type: values.type as string, value: values.value as string, createdAt: now, updatedAt: now })
-    .returning(pixelColumns);
-  if (!row) throw new Error("insert returned no row");
-  return row;
+  return withTransaction(ctx, async (tx) => {
+    const now = tx.now();
+    const [row] = await tx.db
+      .insert(pixels)
+      .values({ workspaceId: tx.actor.workspaceId, name: values.name as string, type: values.type as string, value: values.value as string, createdAt: now, updatedAt: now })
+      .returning(pixelColumns);
+    if (!row) throw new Error("insert returned no row");
+    await recordAudit(tx, { action: "pixel.created", objectType: "pixel", objectId: row.id, after: pixelAuditView(row) });
+    return row;
+  });
 }
 
 /** Links that carry a pixel show its new snippet: their cached copies are announced as changed. */
@@ -57,7 +62,7 @@ async function notifyLinksOfPixel(ctx: Ctx, pixelId: number): Promise<void> {
 }
 
 export async function updatePixel({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdatePixelInput }): Promise<Pixel> {
-  await getPixel({ ctx, id });
+  const existing = await getPixel({ ctx, id });
   const { values, errors } = parseFields(UpdatePixelShape, input);
   throwIfErrors(errors);
   return withTransaction(ctx, async (tx) => {
@@ -73,6 +78,7 @@ export async function updatePixel({ ctx, id, input }: { ctx: Ctx; id: number; in
       .returning(pixelColumns);
     if (!row) throw new NotFoundError("Pixel");
     await notifyLinksOfPixel(tx, id);
+    await recordAudit(tx, { action: "pixel.updated", objectType: "pixel", objectId: id, before: pixelAuditView(existing), after: pixelAuditView(row) });
     return row;
   });
 }
@@ -80,9 +86,10 @@ export async function updatePixel({ ctx, id, input }: { ctx: Ctx; id: number; in
 /** Deletes the caller's pixel; the foreign key detaches it from its links. */
 export async function deletePixel({ ctx, id }: { ctx: Ctx; id: number }): Promise<{ id: number }> {
   return withTransaction(ctx, async (tx) => {
-    await getPixel({ ctx: tx, id });
+    const existing = await getPixel({ ctx: tx, id });
     await notifyLinksOfPixel(tx, id);
     await tx.db.delete(pixels).where(and(eq(pixels.id, id), eq(pixels.workspaceId, tx.actor.workspaceId)));
+    await recordAudit(tx, { action: "pixel.deleted", objectType: "pixel", objectId: id, before: pixelAuditView(existing) });
     return { id };
   });
 }

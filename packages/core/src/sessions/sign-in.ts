@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { apiKeys, users } from "@shortener/db";
+import { personalWorkspaceId, recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx, type SystemCtx } from "../context.ts";
 import { ForbiddenError, ValidationError } from "../errors.ts";
 import { hashPassword, verifyPassword } from "../secrets/hash.ts";
@@ -73,5 +74,15 @@ export async function setPassword({ ctx, input, keepSessionId = null }: { ctx: C
   await withTransaction(ctx, async (tx) => {
     await tx.db.update(users).set({ passwordHash, updatedAt: tx.now() }).where(eq(users.id, tx.actor.userId));
     await endOtherSessions(tx.db, tx.actor.userId, keepSessionId);
+    // An account's change: in the log of the user's personal workspace; the password as "[redacted]".
+    await recordAudit(tx, {
+      action: user?.passwordHash ? "user.password_changed" : "user.password_set",
+      objectType: "user",
+      objectId: tx.actor.userId,
+      before: { password: Boolean(user?.passwordHash) },
+      after: { password: true },
+      secretsChanged: ["password"],
+      workspaceId: (await personalWorkspaceId(tx.db, tx.actor.userId)) ?? tx.actor.workspaceId,
+    });
   });
 }

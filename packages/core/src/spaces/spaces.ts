@@ -1,6 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { isUniqueViolation, spaces } from "@shortener/db";
 import { spaceColumns, type Space } from "./space-columns.ts";
+import { spaceAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError, ValidationError } from "../errors.ts";
 import { listOwnedRows } from "../lists/list-owned-rows.ts";
@@ -44,30 +46,36 @@ export async function createSpace({ ctx, input }: { ctx: Ctx; input: CreateSpace
   const { values, errors } = parseFields(CreateSpaceShape, input);
   throwIfErrors(errors);
   try {
-    const now = ctx.now();
-    const [row] = await ctx.db
-      .insert(spaces)
-      .values({ workspaceId: ctx.actor.workspaceId, name: values.name as string, color: values.color ?? 1, createdAt: now, updatedAt: now })
-      .returning(spaceColumns);
-    if (!row) throw new Error("insert returned no row");
-    return row;
+    return await withTransaction(ctx, async (tx) => {
+      const now = tx.now();
+      const [row] = await tx.db
+        .insert(spaces)
+        .values({ workspaceId: tx.actor.workspaceId, name: values.name as string, color: values.color ?? 1, createdAt: now, updatedAt: now })
+        .returning(spaceColumns);
+      if (!row) throw new Error("insert returned no row");
+      await recordAudit(tx, { action: "space.created", objectType: "space", objectId: row.id, after: spaceAuditView(row) });
+      return row;
+    });
   } catch (error) {
     rethrowNameTaken(error);
   }
 }
 
 export async function updateSpace({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdateSpaceInput }): Promise<Space> {
-  await getSpace({ ctx, id });
+  const existing = await getSpace({ ctx, id });
   const { values, errors } = parseFields(UpdateSpaceShape, input);
   throwIfErrors(errors);
   try {
-    const [row] = await ctx.db
-      .update(spaces)
-      .set({ ...(values.name !== undefined ? { name: values.name } : {}), ...(values.color !== undefined ? { color: values.color } : {}), updatedAt: ctx.now() })
-      .where(and(eq(spaces.id, id), eq(spaces.workspaceId, ctx.actor.workspaceId)))
-      .returning(spaceColumns);
-    if (!row) throw new NotFoundError("Space");
-    return row;
+    return await withTransaction(ctx, async (tx) => {
+      const [row] = await tx.db
+        .update(spaces)
+        .set({ ...(values.name !== undefined ? { name: values.name } : {}), ...(values.color !== undefined ? { color: values.color } : {}), updatedAt: tx.now() })
+        .where(and(eq(spaces.id, id), eq(spaces.workspaceId, tx.actor.workspaceId)))
+        .returning(spaceColumns);
+      if (!row) throw new NotFoundError("Space");
+      await recordAudit(tx, { action: "space.updated", objectType: "space", objectId: id, before: spaceAuditView(existing), after: spaceAuditView(row) });
+      return row;
+    });
   } catch (error) {
     rethrowNameTaken(error);
   }
@@ -79,8 +87,9 @@ export async function deleteSpace({ ctx, id }: { ctx: Ctx; id: number }): Promis
     const [row] = await tx.db
       .delete(spaces)
       .where(and(eq(spaces.id, id), eq(spaces.workspaceId, tx.actor.workspaceId)))
-      .returning({ id: spaces.id });
+      .returning(spaceColumns);
     if (!row) throw new NotFoundError("Space");
-    return row;
+    await recordAudit(tx, { action: "space.deleted", objectType: "space", objectId: row.id, before: spaceAuditView(row) });
+    return { id: row.id };
   });
 }

@@ -1,5 +1,7 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { apiKeys } from "@shortener/db";
+import { apiKeyAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import type { Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { sha256 } from "../secrets/hash.ts";
@@ -61,6 +63,9 @@ export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiK
       })
       .returning(namedKeyColumns);
     if (!row) throw new Error("insert returned no row");
-    return { apiKey: toApiKey(row), secret };
+    const apiKey = toApiKey(row);
+    // Never the key, its hash or its prefix: its name, scopes and expiry.
+    await recordAudit(tx, { action: "api_key.created", objectType: "api_key", objectId: apiKey.id, after: apiKeyAuditView(apiKey) });
+    return { apiKey, secret };
   });
 }

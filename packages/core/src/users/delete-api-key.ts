@@ -1,11 +1,14 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import { apiKeys } from "@shortener/db";
 import { notifyChange } from "../changes/changes.ts";
+import { apiKeyAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { parseInput } from "../validation/fields.ts";
 import { IdInput } from "../validation/id-input.ts";
 import { endSessionsOfKeys } from "../sessions/sessions.ts";
+import { namedKeyColumns, toApiKey } from "./named-key.ts";
 
 /**
  * Deletes one of the caller's named keys: it stops working at once, in every process (the key caches
@@ -19,8 +22,11 @@ export async function deleteApiKey({ ctx, id }: { ctx: Ctx; id: number }): Promi
       .update(apiKeys)
       .set({ revokedAt: tx.now() })
       .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, tx.actor.userId), isNotNull(apiKeys.name), isNull(apiKeys.revokedAt)))
-      .returning({ id: apiKeys.id });
-    if (!revoked.length) throw new NotFoundError("API key");
+      .returning({ ...namedKeyColumns, workspaceId: apiKeys.workspaceId });
+    const [key] = revoked;
+    if (!key) throw new NotFoundError("API key");
+    // In the key's workspace's log (a key belongs to one), whichever workspace the caller acts in.
+    await recordAudit(tx, { action: "api_key.deleted", objectType: "api_key", objectId: keyId, before: apiKeyAuditView(toApiKey(key)), workspaceId: key.workspaceId });
     await endSessionsOfKeys(tx.db, [keyId]);
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     return { id: keyId };

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, ilike, isNull, sql } from "drizzle-orm";
 import { apiKeys, escapeLike, isUniqueViolation, users } from "@shortener/db";
+import { personalWorkspaceId, recordAudit, type AuditEntry } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx, type SystemCtx } from "../context.ts";
 import { ForbiddenError, NotFoundError, ValidationError } from "../errors.ts";
 import { offsetOf, type Page } from "../lists/pagination.ts";
@@ -15,6 +16,17 @@ import { CreateUserInput, ListUsersInput, UserIdInput } from "./schemas.ts";
 export type User = { id: number; email: string; name: string; role: "admin" | "user"; createdAt: Date };
 
 const userColumns = { id: users.id, email: users.email, name: users.name, role: users.role, createdAt: users.createdAt };
+
+/** A user as the audit log records them: never a password or key. */
+const userAuditView = (u: Pick<User, "email" | "name" | "role">) => ({ email: u.email, name: u.name, role: u.role });
+
+/**
+ * The instance's own changes (users an admin makes or deletes) go to the log of the acting admin's
+ * personal workspace: a team's admins do not see them, and the admin always can (docs/audit.md).
+ */
+async function recordInstanceAudit(ctx: Ctx, entry: AuditEntry): Promise<void> {
+  await recordAudit(ctx, { ...entry, workspaceId: (await personalWorkspaceId(ctx.db, ctx.actor.userId)) ?? ctx.actor.workspaceId });
+}
 
 function assertAdmin(ctx: Ctx): void {
   if (ctx.actor.role !== "admin") throw new ForbiddenError("This action is reserved for administrators.");
@@ -45,6 +57,7 @@ export async function createUser({ ctx, input }: { ctx: Ctx; input: CreateUserIn
       const now = tx.now();
       const { workspaceId, ...user } = await insertUserWithWorkspace(tx.db, { email: data.email, name: data.name, role: "user", at: now });
       const apiKey = await issueApiKey(tx.db, user.id, workspaceId);
+      await recordInstanceAudit(tx, { action: "user.created", objectType: "user", objectId: user.id, after: userAuditView(user) });
       return { user, apiKey };
     });
   } catch (error) {
@@ -73,8 +86,9 @@ export async function deleteUser({ ctx, input }: { ctx: Ctx; input: UserIdInput 
   const { id } = parseInput(UserIdInput, input);
   if (id === ctx.actor.userId) throw new ForbiddenError("You cannot delete your own account.");
   return withTransaction(ctx, async (tx) => {
-    const deleted = await tx.db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
-    if (!deleted.length) throw new NotFoundError("User");
+    const [deleted] = await tx.db.delete(users).where(eq(users.id, id)).returning(userColumns);
+    if (!deleted) throw new NotFoundError("User");
+    await recordInstanceAudit(tx, { action: "user.deleted", objectType: "user", objectId: id, before: userAuditView(deleted) });
     await notifyChange(tx.db, { kind: "keys", userId: id });
     return { id };
   });
@@ -96,17 +110,22 @@ export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }):
     await endSessionsOfKeys(tx.db, [revoked.id]);
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     const token = generateApiKey();
-    if (revoked.name === null) return { apiKey: await issueApiKey(tx.db, tx.actor.userId, revoked.workspaceId, token) };
-    await tx.db.insert(apiKeys).values({
-      userId: tx.actor.userId,
-      workspaceId: revoked.workspaceId,
-      keyHash: sha256(token),
-      prefix: token.slice(0, API_KEY_PREFIX_LENGTH),
-      name: revoked.name,
-      scopes: revoked.scopes,
-      expiresAt: revoked.expiresAt,
-      createdAt: tx.now(),
-    });
+    const [created] = await tx.db
+      .insert(apiKeys)
+      .values({
+        userId: tx.actor.userId,
+        workspaceId: revoked.workspaceId,
+        keyHash: sha256(token),
+        prefix: token.slice(0, API_KEY_PREFIX_LENGTH),
+        name: revoked.name,
+        scopes: revoked.scopes,
+        expiresAt: revoked.expiresAt,
+        createdAt: tx.now(),
+      })
+      .returning({ id: apiKeys.id });
+    if (!created) throw new Error("insert returned no row");
+    // The key's id is what changes (its successor's, same name, scopes and expiry); never the key itself.
+    await recordAudit(tx, { action: "api_key.rotated", objectType: "api_key", objectId: revoked.id, before: { id: revoked.id }, after: { id: created.id }, workspaceId: revoked.workspaceId });
     return { apiKey: token };
   });
 }
@@ -136,6 +155,12 @@ export async function rotateAccountKey({ ctx, keepSessionId }: { ctx: Ctx; keepS
       tx.db,
       revoked.map((key) => key.id),
       { sessionId: keepSessionId, successorKeyId: created.id },
+    );
+    await recordAudit(
+      tx,
+      revoked.length
+        ? revoked.map((key) => ({ action: "api_key.rotated", objectType: "api_key", objectId: key.id, before: { id: key.id }, after: { id: created.id } }))
+        : [{ action: "api_key.created", objectType: "api_key", objectId: created.id, after: { id: created.id } }],
     );
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     return { apiKey: token };

@@ -1,5 +1,7 @@
 import { eq } from "drizzle-orm";
 import { webhooks, type WebhookEventType } from "@shortener/db";
+import { webhookAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
 import type { Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { randomBase62 } from "../secrets/random.ts";
@@ -53,6 +55,8 @@ export async function createWebhook({ ctx, input, options = {} }: { ctx: Ctx; in
       })
       .returning(webhookColumns);
     if (!row) throw new Error("insert returned no row");
+    // The secret is logged as "[redacted]": the entry says one was made, never what it is.
+    await recordAudit(tx, { action: "webhook.created", objectType: "webhook", objectId: row.id, after: webhookAuditView(row, { hasSecret: true }) });
     return { webhook: row, secret };
   });
 }

@@ -1,6 +1,8 @@
 import { and, eq } from "drizzle-orm";
 import { webhooks, type WebhookEventType } from "@shortener/db";
-import type { Ctx } from "../context.ts";
+import { webhookAuditView } from "../audit/audit-views.ts";
+import { recordAudit } from "../audit/record-audit.ts";
+import { withTransaction, type Ctx } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { refusedTargetReason } from "./addresses.ts";
@@ -24,17 +26,20 @@ export async function updateWebhook({ ctx, id, input, options = {} }: { ctx: Ctx
   if (values.url !== undefined || values.events !== undefined) checkEventScopes(ctx.actor.bounds, (values.events as WebhookEventType[] | undefined) ?? existing.events, errors);
   throwIfErrors(errors);
   const isFreshStart = (values.url !== undefined && values.url !== existing.url) || (values.disabled === 0 && existing.disabled);
-  const [row] = await ctx.db
-    .update(webhooks)
-    .set({
-      ...(values.url !== undefined ? { url: values.url } : {}),
-      ...(values.events !== undefined ? { events: values.events } : {}),
-      ...(values.disabled !== undefined ? { disabled: values.disabled === 1 } : {}),
-      ...(isFreshStart ? { failingSince: null } : {}),
-      updatedAt: ctx.now(),
-    })
-    .where(and(eq(webhooks.id, id), eq(webhooks.workspaceId, ctx.actor.workspaceId)))
-    .returning(webhookColumns);
-  if (!row) throw new NotFoundError("Webhook");
-  return row;
+  return withTransaction(ctx, async (tx) => {
+    const [row] = await tx.db
+      .update(webhooks)
+      .set({
+        ...(values.url !== undefined ? { url: values.url } : {}),
+        ...(values.events !== undefined ? { events: values.events } : {}),
+        ...(values.disabled !== undefined ? { disabled: values.disabled === 1 } : {}),
+        ...(isFreshStart ? { failingSince: null } : {}),
+        updatedAt: tx.now(),
+      })
+      .where(and(eq(webhooks.id, id), eq(webhooks.workspaceId, tx.actor.workspaceId)))
+      .returning(webhookColumns);
+    if (!row) throw new NotFoundError("Webhook");
+    await recordAudit(tx, { action: "webhook.updated", objectType: "webhook", objectId: id, before: webhookAuditView(existing), after: webhookAuditView(row) });
+    return row;
+  });
 }
