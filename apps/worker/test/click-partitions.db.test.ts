@@ -64,3 +64,24 @@ describe("the worker's click partition upkeep (CONTRACT §20)", () => {
     expect(days.map((d) => d.day)).toEqual(["2041-06-02", "2041-06-02"]);
   });
 });
+
+describe("the same upkeep ends audit entries past AUDIT_RETENTION_DAYS (CONTRACT §24)", () => {
+  it("deletes only the entries older than the retention; without it, none", async () => {
+    const now = new Date("2045-03-01T00:00:00Z");
+    const ages = [400, 91, 89, 1];
+    for (const days of ages) {
+      await database.db.execute(
+        sql`insert into audit_log (workspace_id, action, object_type, object_id, changes, created_at) values (999, 'space.created', 'space', ${String(days)}, '{}', ${new Date(now.getTime() - days * 86_400_000).toISOString()}::timestamptz)`,
+      );
+    }
+    const left = async () => (await queryRows<{ id: string }>(database.db, sql`select object_id as id from audit_log where workspace_id = 999 order by created_at`)).map((r) => r.id);
+    const keep = createClickPartitionKeeper({ database, now: () => now, log: quiet, retentionDays: undefined });
+    expect((await keep.run()).auditEntriesDeleted).toBe(0);
+    expect(await left()).toEqual(["400", "91", "89", "1"]);
+    const keeper = createClickPartitionKeeper({ database, now: () => now, log: quiet, retentionDays: undefined, auditRetentionDays: 90 });
+    expect((await keeper.run()).auditEntriesDeleted).toBe(2);
+    expect(await left()).toEqual(["89", "1"]);
+    await keep.close();
+    await keeper.close();
+  });
+});

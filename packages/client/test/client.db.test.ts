@@ -44,6 +44,16 @@ describe("@shortener/client against the running service", () => {
     expect(meta).toMatchObject({ total: 1, current_page: 1, last_page: 1 });
   });
 
+  it("reads the audit log (CONTRACT §24): a change's entry, filtered by object; a bad filter's field errors", async () => {
+    const shortener = createClient({ url: base, apiKey: ADMIN_KEY });
+    const space = await shortener.spaces.create.mutate({ name: `audit-${Date.now()}` });
+    const { data, meta } = await shortener.audit.list.query({ object_type: "space", object_id: space.id });
+    expect(meta.total).toBe(1);
+    expect(data[0]).toMatchObject({ action: "space.created", object_type: "space", object_id: space.id, actor_session_id: null, changes: { name: { after: space.name } } });
+    const error = await failure(shortener.audit.list.query({ object_id: "1" }));
+    expect(error.data?.fieldErrors).toEqual({ object_id: ["The object id needs an object type (object_type)."] });
+  });
+
   it("a missing resource is a typed TRPCClientError with NOT_FOUND", async () => {
     const shortener = createClient({ url: `${base}/trpc`, apiKey: ADMIN_KEY });
     const error = await failure(shortener.links.get.query({ id: 2_000_000_000 }));

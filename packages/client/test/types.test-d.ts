@@ -26,6 +26,11 @@ describe("@shortener/client types", () => {
     expectTypeOf<RouterOutputs["links"]["delete"]>().toEqualTypeOf<{ id: number; object: "link"; deleted: true }>();
     expectTypeOf<RouterOutputs["account"]["get"]["role"]>().toEqualTypeOf<"admin" | "user">();
     expectTypeOf<RouterOutputs["account"]["rotateKey"]>().toEqualTypeOf<{ api_key: string }>();
+    // The audit log (CONTRACT §24): its entries and its filters, typed.
+    expectTypeOf<RouterOutputs["audit"]["list"]["data"][number]["action"]>().toEqualTypeOf<string>();
+    expectTypeOf<RouterOutputs["audit"]["list"]["data"][number]["object_id"]>().toEqualTypeOf<number | string | null>();
+    expectTypeOf<RouterOutputs["audit"]["list"]["data"][number]["actor_key_id"]>().toEqualTypeOf<number | null>();
+    expectTypeOf<RouterInputs["audit"]["list"]>().toHaveProperty("object_type");
     expectTypeOf(client.domains.get.query).returns.resolves.toEqualTypeOf<RouterOutputs["domains"]["get"]>();
     expectTypeOf<RouterOutputs["domains"]["get"]["verified"]>().toEqualTypeOf<boolean>();
     expectTypeOf<RouterOutputs["domains"]["get"]["verification"]>().toEqualTypeOf<{ type: "TXT"; name: string; value: string } | null>();
