@@ -159,5 +159,16 @@ export const Settings = z.object({
   ACCESS_LOG: enumSetting(["api", "all", "off"]).default("api"),
   /** Raw clicks older than this many days are dropped, a whole month's partition at a time (CONTRACT §20); unset: kept. */
   CLICK_RETENTION_DAYS: intSetting(1, 365_000).optional(),
+  /** Mail workspace invitations through this SMTP server (CONTRACT §24): `smtp://user:pass@host:port` or `smtps://…`; unset: never mailed. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s/?#]+(?::\d{1,5})?\/?(?:\?\S*)?$/, { error: "must be an smtp:// or smtps:// URL (smtp://user:pass@host:port)" })
+    .optional(),
+  /** The sender of those mails: `address` or `Name <address>`; unset: `no-reply@` the service's host. */
+  MAIL_FROM: z
+    .string()
+    .max(320, { error: "must be at most 320 characters" })
+    .regex(/^(?:[^\x00-\x1f<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, { error: "must be an address or Name <address>" })
+    .optional(),
 });
 export type Settings = z.output<typeof Settings>;

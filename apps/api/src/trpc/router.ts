@@ -6,6 +6,7 @@ import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resour
 import { importsRouter } from "./imports.ts";
 import { statsRouter } from "./stats.ts";
 import { webhooksRouter } from "./webhooks.ts";
+import { workspacesRouter } from "./workspaces.ts";
 
 /** The tRPC API at `/trpc` (CONTRACT §11). */
 export const appRouter = router({
@@ -19,6 +20,7 @@ export const appRouter = router({
   imports: importsRouter,
   webhooks: webhooksRouter,
   auth: authRouter,
+  workspaces: workspacesRouter,
 });
 
 export type AppRouter = typeof appRouter;

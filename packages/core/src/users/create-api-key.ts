@@ -1,11 +1,12 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import { apiKeys } from "@shortener/db";
+import { apiKeys, users } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { sha256 } from "../secrets/hash.ts";
 import { parseInput } from "../validation/fields.ts";
 import { API_KEY_PREFIX_LENGTH, generateApiKey } from "./api-keys.ts";
 import { CreateApiKeyInput, MAX_NAMED_KEYS_PER_USER } from "./key-schemas.ts";
+import { requireRole } from "../workspaces/roles.ts";
 import { namedKeyColumns, toApiKey, type ApiKey } from "./named-key.ts";
 import type { Bounds, Scope } from "./scopes.ts";
 import { withinUserCap } from "./user-cap.ts";
@@ -27,7 +28,8 @@ function checkWithinBounds(bounds: Bounds | undefined, scopes: readonly Scope[],
 }
 
 /**
- * A new named key of the caller with the scopes asked for (CONTRACT §17). The secret is returned here
+ * A new named key of the caller in the workspace they act in (admins, CONTRACT §24), with the scopes
+ * asked for (CONTRACT §17); it acts with its maker's role there, whatever that becomes. The secret is returned here
  * only; the database keeps its SHA-256 hash and its first 8 characters. At most
  * `MAX_NAMED_KEYS_PER_USER` live keys a user, under concurrency too (`withinUserCap`); `expires_at`
  * must lie in the future. A caller with bounds (a scoped or expiring key, or a session opened with one)
@@ -36,6 +38,7 @@ function checkWithinBounds(bounds: Bounds | undefined, scopes: readonly Scope[],
  */
 export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiKeyInput }): Promise<{ apiKey: ApiKey; secret: string }> {
   const data = parseInput(CreateApiKeyInput, input);
+  requireRole(ctx.actor, "admin");
   const expiresAt = data.expires_at ? new Date(data.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= ctx.now().getTime()) throw ValidationError.field("expires_at", "The expires at must be a date in the future.");
   checkWithinBounds(ctx.actor.bounds, data.scopes, expiresAt);
@@ -61,6 +64,8 @@ export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiK
       })
       .returning(namedKeyColumns);
     if (!row) throw new Error("insert returned no row");
-    return { apiKey: toApiKey(row), secret };
+    const [maker] = await tx.db.select({ makerName: users.name, makerEmail: users.email }).from(users).where(eq(users.id, tx.actor.userId));
+    if (!maker) throw new Error("the acting user vanished");
+    return { apiKey: toApiKey({ ...row, ...maker }), secret };
   });
 }
