@@ -19,8 +19,8 @@ import { assertActingIn, lockWorkspace, type Member } from "./workspace.ts";
 export async function changeMemberRole({ ctx, workspaceId, userId, input }: { ctx: Ctx; workspaceId: number; userId: number; input: ChangeMemberRoleInput }): Promise<Member> {
   const { id } = parseInput(IdInput, { id: workspaceId });
   const { id: memberId } = parseInput(IdInput, { id: userId });
-  const { role } = parseInput(ChangeMemberRoleInput, input);
   assertActingIn(ctx, id);
+  const { role } = parseInput(ChangeMemberRoleInput, input);
   requireRole(ctx.actor, "admin");
   return withTransaction(ctx, async (tx) => {
     const workspace = await lockWorkspace(tx.db, id);

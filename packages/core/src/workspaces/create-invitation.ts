@@ -26,8 +26,8 @@ export type CreatedInvitation = { invitation: Invitation; token: string; workspa
  */
 export async function createInvitation({ ctx, workspaceId, input }: { ctx: Ctx; workspaceId: number; input: CreateInvitationInput }): Promise<CreatedInvitation> {
   const { id } = parseInput(IdInput, { id: workspaceId });
-  const data = parseInput(CreateInvitationInput, input);
   assertActingIn(ctx, id);
+  const data = parseInput(CreateInvitationInput, input);
   requireRole(ctx.actor, "admin");
   if (!hasRole(ctx.actor.workspaceRole, data.role)) throw ValidationError.field("role", `The role must not be above your own (${ctx.actor.workspaceRole}).`);
   return withTransaction(ctx, async (tx) => {

@@ -11,8 +11,8 @@ import { assertActingIn, invitationColumns, type Invitation } from "./workspace.
 /** The workspace's invitations, newest first (admins): waiting, accepted and expired; never their tokens. */
 export async function listInvitations({ ctx, workspaceId, input }: { ctx: Ctx; workspaceId: number; input: ListWorkspaceItemsInput }): Promise<Page<Invitation>> {
   const { id } = parseInput(IdInput, { id: workspaceId });
-  const params = parseInput(ListWorkspaceItemsInput, input);
   assertActingIn(ctx, id);
+  const params = parseInput(ListWorkspaceItemsInput, input);
   requireRole(ctx.actor, "admin");
   const of = eq(workspaceInvitations.workspaceId, id);
   const [data, [total]] = await Promise.all([

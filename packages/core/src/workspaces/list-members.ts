@@ -10,8 +10,8 @@ import { assertActingIn, type Member } from "./workspace.ts";
 /** The members of the workspace the actor acts in (every member may see who else is), in the order they joined. */
 export async function listMembers({ ctx, workspaceId, input }: { ctx: Ctx; workspaceId: number; input: ListWorkspaceItemsInput }): Promise<Page<Member>> {
   const { id } = parseInput(IdInput, { id: workspaceId });
-  const params = parseInput(ListWorkspaceItemsInput, input);
   assertActingIn(ctx, id);
+  const params = parseInput(ListWorkspaceItemsInput, input);
   const of = eq(workspaceMembers.workspaceId, id);
   const [data, [total]] = await Promise.all([
     ctx.db

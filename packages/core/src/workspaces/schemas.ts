@@ -27,7 +27,8 @@ const email = z
 /** The token of an invitation link: what `/app/invite/{token}` carries (43 URL-safe characters). */
 const token = z.string({ error: "The token field is required." }).trim().min(1, { error: "The token field is required." }).max(128, { error: "The invitation is unknown or was revoked." });
 
-export const CreateWorkspaceInput = z.object({ name: workspaceName });
+/** Absent or blank: "The name field is required." */
+export const CreateWorkspaceInput = z.object({ name: z.preprocess((v: string) => (v === undefined || v === null ? "" : v), workspaceName) });
 export type CreateWorkspaceInput = z.input<typeof CreateWorkspaceInput>;
 
 const FLAG_MESSAGE = "The require sso must be true or false (1 or 0).";

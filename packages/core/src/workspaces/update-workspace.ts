@@ -14,8 +14,8 @@ import { assertActingIn, auditedWorkspace, lockWorkspace, workspaceColumns, type
  */
 export async function updateWorkspace({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdateWorkspaceInput }): Promise<Workspace> {
   const { id: workspaceId } = parseInput(IdInput, { id });
-  const data = parseInput(UpdateWorkspaceInput, input);
   assertActingIn(ctx, workspaceId);
+  const data = parseInput(UpdateWorkspaceInput, input);
   requireRole(ctx.actor, "admin");
   return withTransaction(ctx, async (tx) => {
     const before = await lockWorkspace(tx.db, workspaceId);
