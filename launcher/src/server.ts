@@ -221,6 +221,9 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
           // The dashboard's build (apps/web), served at /app/ (CONTRACT §19).
           dashboardDir,
           version,
+          // Workspace invitations are mailed when SMTP_URL is set (docs/teams.md).
+          smtpUrl: env.SMTP_URL,
+          mailFrom: env.MAIL_FROM,
         },
         ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
         ...(backup ? { backup } : {}),

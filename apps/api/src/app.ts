@@ -6,7 +6,7 @@ import { loggableError, openFailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "./deps.ts";
 import { createDomainVerbs } from "./domain-policy.ts";
 import { HttpError, NOT_FOUND_MESSAGE, toErrorResponse } from "./errors.ts";
-import { assertScope, createGuard, type RouteScope } from "./http/auth.ts";
+import { assertRole, assertScope, createGuard, type RouteRole, type RouteScope } from "./http/auth.ts";
 import { createSessionGuard } from "./http/session.ts";
 import { createBaseUrls } from "./http/base-url.ts";
 import { createKeyCache } from "./http/key-cache.ts";
@@ -28,6 +28,9 @@ import { sessionRoutes } from "./routes/session.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { tlsAskRoutes } from "./routes/tls-ask.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
+import { workspaceRoutes } from "./routes/workspaces.ts";
+import { invitationSignUpRoutes } from "./routes/invitation-sign-up.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { createSerializers } from "./serialize/resources.ts";
 import { statsCsp } from "./stats-page/html.ts";
 import { renderMessagePage } from "./stats-page/render-stats-page.ts";
@@ -53,8 +56,11 @@ function answerFrameworkError(error: { code?: string }, request: FastifyRequest,
   return reply.code(status).send({ message, code: isTooLong ? "uri_too_long" : "bad_request", status });
 }
 
-/** A route as registered: method, URL pattern (`/api/v1/links/:id`) and the scope it declares (CONTRACT §17; none for routes outside `resource()`). */
-export type RegisteredRoute = { method: string; url: string; scope: RouteScope | undefined };
+/**
+ * A route as registered: method, URL pattern (`/api/v1/links/:id`), the scope it declares (CONTRACT §17)
+ * and the role (CONTRACT §24); none for routes outside `resource()`, no role for public ones.
+ */
+export type RegisteredRoute = { method: string; url: string; scope: RouteScope | undefined; role: RouteRole | undefined };
 
 const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
 
@@ -66,13 +72,15 @@ export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
   return [...(ROUTES.get(app) ?? [])];
 }
 
-const SCOPE_OF = new WeakMap<FastifyInstance, (method: string, url: string) => RouteScope | undefined>();
+/** What a route declares: its scope (CONTRACT §17) and role (CONTRACT §24). */
+export type RouteAccess = { scope: RouteScope | undefined; role: RouteRole | undefined };
+const SCOPE_OF = new WeakMap<FastifyInstance, (method: string, url: string) => RouteAccess | undefined>();
 
-/** The scope a route of `app` declares, by method and URL pattern; one function per app (the OpenAPI document is cached by it). */
-export function scopeOfRoutes(app: FastifyInstance): (method: string, url: string) => RouteScope | undefined {
+/** The scope and role a route of `app` declares, by method and URL pattern; one function per app (the OpenAPI document is cached by it). */
+export function scopeOfRoutes(app: FastifyInstance): (method: string, url: string) => RouteAccess | undefined {
   let scopeOf = SCOPE_OF.get(app);
   if (!scopeOf) {
-    scopeOf = (method, url) => ROUTES.get(app)?.find((route) => route.method === method && route.url === url)?.scope;
+    scopeOf = (method, url) => ROUTES.get(app)?.find((route) => route.method === method && route.url === url);
     SCOPE_OF.set(app, scopeOf);
   }
   return scopeOf;
@@ -106,9 +114,9 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   const routes: RegisteredRoute[] = [];
   ROUTES.set(app, routes);
   app.addHook("onRoute", (route) => {
-    const config = route.config as { isMethodNotAllowed?: boolean; scope?: RouteScope } | undefined;
+    const config = route.config as { isMethodNotAllowed?: boolean; scope?: RouteScope; role?: RouteRole } | undefined;
     if (config?.isMethodNotAllowed) return;
-    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push({ method, url: route.url, scope: config?.scope });
+    for (const method of [route.method].flat()) if (method !== "HEAD") routes.push({ method, url: route.url, scope: config?.scope, role: config?.role });
   });
   // Only form and JSON bodies (and, on /imports, CSV and multipart): text/plain is a 415 (CONTRACT §1, §15).
   app.removeContentTypeParser("text/plain");
@@ -197,20 +205,24 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
 
   const serializers = createSerializers(deps.config);
   const qr = createQrCache();
+  // Workspace invitations are mailed through SMTP_URL when it is set (CONTRACT §24).
+  const mailer = createMailer(deps.config, app.log);
+  app.addHook("onClose", async () => mailer.close());
   const domainVerbs = createDomainVerbs(deps.config);
   const baseUrlOf = createBaseUrls({ db: deps.database.db, now: deps.now }, deps.config.publicUrl);
   app.decorateRequest("baseUrl", "");
   await app.register(
     async (api) => {
-      // The key, its limits, then the scope the route declares (CONTRACT §17): a 403 before the body is read.
+      // The key, its limits, then the scope and the role the route declares (CONTRACT §17, §24): a 403 before the body is read.
       // The routes that allow it (the CSV upload and its errors file) also take the dashboard's session
       // cookie when no Authorization header is sent, and its CSRF header on a POST: a 403 before the body
       // is read too (docs/adr/0028-dashboard.md). Everywhere else a cookie counts for nothing here.
       api.addHook("onRequest", async (request, reply) => {
-        const { isSessionAllowed, scope } = request.routeOptions.config;
+        const { isSessionAllowed, scope, role } = request.routeOptions.config;
         const viaSession = isSessionAllowed && request.headers.authorization === undefined ? await sessionGuard(request, reply) : null;
         const auth = viaSession?.auth ?? (await guard(request, reply));
         if (scope && scope !== "public") assertScope(auth, scope);
+        if (role) assertRole(auth, role);
       });
       // A NUL in any field or query parameter: 422 naming it (CONTRACT §15). Bodies that are streams
       // (CSV uploads) are the importer's to read.
@@ -231,6 +243,7 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       statsRoutes(api, deps, serializers);
       webhookRoutes(api, deps);
       auditRoutes(api, deps);
+      workspaceRoutes(api, deps, mailer);
       await api.register(async (imports) => importRoutes(imports, deps));
     },
     { prefix: "/api/v1" },
@@ -239,9 +252,11 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   // Public: the OpenAPI document and its reference page, without a key (CONTRACT §16).
   openApiRoutes(app, scopeOfRoutes(app));
 
-  await registerTrpc(app, { deps, guard, sessionGuard, failedTries, router: appRouter, prefix: "/trpc", qr });
+  await registerTrpc(app, { deps, guard, sessionGuard, failedTries, router: appRouter, prefix: "/trpc", qr, mailer });
   // The dashboard (CONTRACT §19): its sign-in and sign-out, and its static files.
   sessionRoutes(app, deps, failedTries, sessionGuard);
+  // A new person accepting an invitation link: their account, the membership, a session.
+  invitationSignUpRoutes(app, deps, failedTries);
   dashboardRoutes(app, deps.config.dashboardDir);
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
   publicStatsRoutes(app, deps, serializers, keys, failedTries);

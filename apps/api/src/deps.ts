@@ -44,6 +44,10 @@ export type ApiConfig = {
   dashboardDir: string | undefined;
   /** The release `/healthz` reports (CONTRACT §22): the launcher passes the root package.json's version. */
   version: string;
+  /** SMTP_URL: workspace invitations with an email are mailed through it (CONTRACT §24); undefined: never mailed. */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the sender of those mails; undefined: `no-reply@` the host of `publicUrl`. */
+  mailFrom: string | undefined;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -67,6 +71,8 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   dashboardDir: undefined,
   /** For tests only: the launcher always passes the release's version (launcher/src/version.ts). */
   version: "0.0.0-test",
+  smtpUrl: undefined,
+  mailFrom: undefined,
 };
 
 /** One answered API request, as the access log and the metrics see it: never the key, the query string or the body. */

@@ -84,7 +84,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   if (error instanceof CoreError && error.code !== "INTERNAL") {
     const entry = ERROR_TABLE[error.code];
     const message = error instanceof ValidationError ? error.fields : error.code === "NOT_FOUND" ? NOT_FOUND_MESSAGE : error.message;
-    return { status: entry.http, body: { message, code: entry.slug, status: entry.http }, headers: {}, isUnexpected: false };
+    return { status: entry.http, body: { message, code: error.reason ?? entry.slug, status: entry.http }, headers: {}, isUnexpected: false };
   }
   const e = error as { statusCode?: unknown; code?: unknown; message?: unknown };
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import * as core from "@shortener/core";
 import type { Serializers } from "./serialize/resources.ts";
-import type { Scope } from "@shortener/core";
+import type { Scope, WorkspaceRole } from "@shortener/core";
 
 type Ctx = core.Ctx;
 
@@ -23,6 +23,12 @@ export type ResourceSpec<T, J, O extends ResourceObject, L extends z.ZodType, C 
    * delete — on REST and tRPC alike. Spaces and pixels are parts of links, so they take the links' scopes.
    */
   scopes: { read: Scope; write: Scope };
+  /**
+   * The roles a member needs in the workspace (CONTRACT §24), declared next to the scopes: `read` for
+   * list and get, `write` for the changes — viewers read, editors change links, spaces and pixels, admins
+   * domains.
+   */
+  roles: { read: WorkspaceRole; write: WorkspaceRole };
   input: { list: L; create: C; update: U };
   /** Core verbs parse their own input (the adapters hand them what they decoded), hence `unknown`. */
   verbs: {
@@ -45,6 +51,7 @@ export const links = defineResource({
   path: "/links",
   object: "link",
   scopes: { read: "links:read", write: "links:write" },
+  roles: { read: "viewer", write: "editor" },
   input: { list: core.ListLinksInput, create: core.CreateLinkInput, update: core.UpdateLinkInput },
   verbs: { list: core.listLinks, get: core.getLink, create: core.createLink, update: core.updateLink, delete: core.deleteLink },
   toJson: (json) => json.link,
@@ -54,6 +61,7 @@ export const domains = defineResource({
   path: "/domains",
   object: "domain",
   scopes: { read: "domains:read", write: "domains:write" },
+  roles: { read: "viewer", write: "admin" },
   input: { list: core.ListDomainsInput, create: core.CreateDomainInput, update: core.UpdateDomainInput },
   verbs: { list: core.listDomains, get: core.getDomain, create: core.createDomain, update: core.updateDomain, delete: core.deleteDomain },
   toJson: (json) => json.domain,
@@ -63,6 +71,7 @@ export const spaces = defineResource({
   path: "/spaces",
   object: "space",
   scopes: { read: "links:read", write: "links:write" },
+  roles: { read: "viewer", write: "editor" },
   input: { list: core.ListSpacesInput, create: core.CreateSpaceInput, update: core.UpdateSpaceInput },
   verbs: { list: core.listSpaces, get: core.getSpace, create: core.createSpace, update: core.updateSpace, delete: core.deleteSpace },
   toJson: (json) => json.space,
@@ -72,6 +81,7 @@ export const pixels = defineResource({
   path: "/pixels",
   object: "pixel",
   scopes: { read: "links:read", write: "links:write" },
+  roles: { read: "viewer", write: "editor" },
   input: { list: core.ListPixelsInput, create: core.CreatePixelInput, update: core.UpdatePixelInput },
   verbs: { list: core.listPixels, get: core.getPixel, create: core.createPixel, update: core.updatePixel, delete: core.deletePixel },
   toJson: (json) => json.pixel,

@@ -89,7 +89,15 @@ describe("account and users (CONTRACT §9)", () => {
     const res = await api.call(user, "GET", "/api/v1/account");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      data: { id: user.id, name: "Test User", email: user.email, role: "user", created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+      data: {
+        id: user.id,
+        name: "Test User",
+        email: user.email,
+        role: "user",
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        // CONTRACT §24: the workspace the key acts in, after phpShort's fields.
+        workspace: { id: expect.any(Number), name: "Test User", personal: true, require_sso: false, role: "owner", created_at: expect.any(String), updated_at: expect.any(String) },
+      },
       status: 200,
     });
   });

@@ -51,6 +51,7 @@ describe("POST /api/v1/account/api-keys", () => {
       expires_at: "2027-01-01T00:00:00.000Z",
       last_used_at: null,
       created_at: clock.toISOString(),
+      created_by: { id: user.id, name: "Test User", email: user.email },
       api_key: expect.stringMatching(/^shk_[A-Za-z0-9]{40}$/),
     });
     expect(key.prefix).toHaveLength(8);
@@ -273,7 +274,16 @@ describe("tRPC: account.apiKeys", () => {
     expect(created.prefix).toBe(created.api_key.slice(0, 8));
     const list = await client.account.apiKeys.list.query({});
     expect(list.data).toEqual([
-      { id: created.id, name: created.name, prefix: created.prefix, scopes: created.scopes, expires_at: created.expires_at, last_used_at: null, created_at: created.created_at },
+      {
+        id: created.id,
+        name: created.name,
+        prefix: created.prefix,
+        scopes: created.scopes,
+        expires_at: created.expires_at,
+        last_used_at: null,
+        created_at: created.created_at,
+        created_by: { id: user.id, name: "Test User", email: user.email },
+      },
     ]);
 
     const scoped = trpcClient(api.app, created.api_key);

@@ -42,7 +42,7 @@ beforeAll(async () => {
     throw thrower((request.params as { code: string }).code);
   });
   const testRouter = router({
-    throw: scoped("links:read")
+    throw: scoped("links:read", "viewer")
       .input(z.object({ code: z.string() }))
       .query(({ input }) => {
         throw thrower(input.code);

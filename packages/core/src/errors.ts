@@ -4,10 +4,16 @@ export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
 
 export class CoreError extends Error {
   readonly code: CoreErrorCode;
-  constructor(code: CoreErrorCode, message: string, options?: { cause?: unknown }) {
+  /**
+   * A finer reason within the code, for a caller that acts differently on it (`sso_required`: send the
+   * person to single sign-on); adapters answer it as their slug instead of the code's own.
+   */
+  readonly reason: string | undefined;
+  constructor(code: CoreErrorCode, message: string, options?: { cause?: unknown; reason?: string }) {
     super(message, options);
     this.name = "CoreError";
     this.code = code;
+    this.reason = options?.reason;
   }
 }
 
@@ -39,6 +45,14 @@ export class ForbiddenError extends CoreError {
   constructor(message: string) {
     super("FORBIDDEN", message);
     this.name = "ForbiddenError";
+  }
+}
+
+/** A workspace that requires single sign-on, reached from a session that did not use it (CONTRACT §24): 403 `sso_required`. */
+export class SsoRequiredError extends CoreError {
+  constructor(workspaceName: string) {
+    super("FORBIDDEN", `The workspace ${JSON.stringify(workspaceName.slice(0, 100))} requires single sign-on: sign in with it to act there.`, { reason: "sso_required" });
+    this.name = "SsoRequiredError";
   }
 }
 

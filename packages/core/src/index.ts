@@ -16,6 +16,7 @@ export { deleteApiKey } from "./users/delete-api-key.ts";
 export { CreateUserInput, ListUsersInput, UserIdInput } from "./users/schemas.ts";
 export { createUser, deleteUser, findUserByEmail, getAccount, listUsers, rotateAccountKey, rotateApiKey, type User } from "./users/users.ts";
 export { insertUserWithWorkspace, personalActor, type NewUser } from "./workspaces/personal.ts";
+export * from "./workspaces/index.ts";
 export { KeySignInInput, PasswordSignInInput, SetPasswordInput } from "./sessions/schemas.ts";
 export {
   createSession,

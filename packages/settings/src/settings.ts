@@ -161,5 +161,16 @@ export const Settings = z.object({
   CLICK_RETENTION_DAYS: intSetting(1, 365_000).optional(),
   /** Audit entries older than this many days are deleted by the worker's hourly upkeep (CONTRACT §24); unset: kept. */
   AUDIT_RETENTION_DAYS: intSetting(1, 365_000).optional(),
+  /** Mail workspace invitations through this SMTP server (CONTRACT §24): `smtp://user:pass@host:port` or `smtps://…`; unset: never mailed. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s/?#]+(?::\d{1,5})?\/?(?:\?\S*)?$/, { error: "must be an smtp:// or smtps:// URL (smtp://user:pass@host:port)" })
+    .optional(),
+  /** The sender of those mails: `address` or `Name <address>`; unset: `no-reply@` the service's host. */
+  MAIL_FROM: z
+    .string()
+    .max(320, { error: "must be at most 320 characters" })
+    .regex(/^(?:[^\x00-\x1f<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, { error: "must be an address or Name <address>" })
+    .optional(),
 });
 export type Settings = z.output<typeof Settings>;

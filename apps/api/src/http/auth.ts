@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { hasScope, type Authenticated, type Ctx, type EventData, type Scope } from "@shortener/core";
+import { hasRole, hasScope, roleRefusal, type Authenticated, type Ctx, type EventData, type Scope, type WorkspaceRole } from "@shortener/core";
 import { clientGroup, type FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
@@ -49,6 +49,19 @@ export function createGuard(limiter: RateLimiter, keys: KeyCache, failedTries: F
  * each tRPC procedure in its meta (trpc/init.ts); docs/adr/0027-scoped-api-keys.md.
  */
 export type RouteScope = Scope | "public";
+
+/**
+ * What an operation needs of the caller's role in the workspace they act in (CONTRACT §24): a workspace
+ * role, or `instance-admin` for the routes of the instance's administrators (users, backups), which
+ * core checks against the user's own role whatever their role in the workspace.
+ */
+export type RouteRole = WorkspaceRole | "instance-admin";
+
+/** A role below the one declared: `403 forbidden` (REST), `FORBIDDEN` (tRPC), naming the role needed. */
+export function assertRole(auth: Pick<Authenticated, "workspaceRole">, role: RouteRole): void {
+  if (role === "instance-admin") return;
+  if (!hasRole(auth.workspaceRole, role)) throw new HttpError(403, "forbidden", roleRefusal(role, auth.workspaceRole));
+}
 
 /** A key without `scope`: `403 forbidden` (REST), `FORBIDDEN` (tRPC). */
 export function assertScope(auth: Authenticated, scope: Scope): void {

@@ -6,7 +6,7 @@ export function sendOne(reply: FastifyReply, data: unknown, status: 200 | 201 = 
   return reply.code(status).send({ data, status });
 }
 
-export function sendDeleted(reply: FastifyReply, id: number, object: "link" | "domain" | "space" | "pixel" | "user" | "webhook" | "api_key") {
+export function sendDeleted(reply: FastifyReply, id: number, object: "link" | "domain" | "space" | "pixel" | "user" | "webhook" | "api_key" | "workspace" | "member" | "invitation") {
   return reply.code(200).send({ id, object, deleted: true, status: 200 });
 }
 

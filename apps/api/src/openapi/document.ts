@@ -1,6 +1,6 @@
 import { z } from "zod";
 import * as core from "@shortener/core";
-import type { RouteScope } from "../http/auth.ts";
+import type { RouteRole, RouteScope } from "../http/auth.ts";
 import {
   acceptedEnvelope,
   ApiKeyJson,
@@ -27,6 +27,11 @@ import {
   ValidationErrorJson,
   WebhookAttemptJson,
   WebhookJson,
+  AccountJson,
+  WorkspaceJson,
+  MemberJson,
+  InvitationJson,
+  CreatedInvitationJson,
 } from "./schemas.ts";
 
 /** A JSON Schema or OpenAPI object: plain JSON. */
@@ -128,7 +133,7 @@ type Parts = { inputs: z.core.$ZodRegistry<{ id: string }>; outputs: z.core.$Zod
  */
 function buildDocument(): Json {
   const parts: Parts = { inputs: z.registry<{ id: string }>(), outputs: z.registry<{ id: string }>(), paths: {} };
-  for (const add of [addResources, addBulkLinks, addDomainVerification, addWebhooks, addAccountAndUsers, addLinkTools, addStats, addImports, addAudit, addMeta]) add(parts);
+  for (const add of [addResources, addBulkLinks, addDomainVerification, addWebhooks, addAccountAndUsers, addWorkspaces, addLinkTools, addStats, addImports, addAudit, addMeta]) add(parts);
   return frame(parts);
 }
 
@@ -282,6 +287,132 @@ function addWebhooks({ inputs, outputs, paths }: Parts): void {
   };
 }
 
+/** A path parameter that is an id, with what any other value means. */
+const idParameter = (name: string, description: string) => ({ ...ID_PARAMETER, name, description });
+
+/** Workspaces, their members and invitations (CONTRACT §24, docs/teams.md). */
+function addWorkspaces({ inputs, outputs, paths }: Parts): void {
+  inputs.add(core.CreateWorkspaceInput, { id: "CreateWorkspaceInput" });
+  inputs.add(core.UpdateWorkspaceInput, { id: "UpdateWorkspaceInput" });
+  inputs.add(core.ChangeMemberRoleInput, { id: "ChangeMemberRoleInput" });
+  inputs.add(core.CreateInvitationInput, { id: "CreateInvitationInput" });
+  inputs.add(core.AcceptInvitationInput, { id: "AcceptInvitationInput" });
+  outputs.add(WorkspaceJson, { id: "Workspace" });
+  outputs.add(oneEnvelope(WorkspaceJson), { id: "WorkspaceResponse" });
+  outputs.add(createdEnvelope(WorkspaceJson), { id: "WorkspaceCreated" });
+  outputs.add(listEnvelope(WorkspaceJson), { id: "WorkspaceList" });
+  outputs.add(deletedEnvelope("workspace"), { id: "WorkspaceDeleted" });
+  outputs.add(MemberJson, { id: "Member" });
+  outputs.add(oneEnvelope(MemberJson), { id: "MemberResponse" });
+  outputs.add(listEnvelope(MemberJson), { id: "MemberList" });
+  outputs.add(deletedEnvelope("member"), { id: "MemberDeleted" });
+  outputs.add(InvitationJson, { id: "Invitation" });
+  outputs.add(createdEnvelope(CreatedInvitationJson), { id: "InvitationCreated" });
+  outputs.add(listEnvelope(InvitationJson), { id: "InvitationList" });
+  outputs.add(deletedEnvelope("invitation"), { id: "InvitationDeleted" });
+  const tags = ["Workspaces"];
+  const workspaceId = idParameter("id", "The workspace the key acts in; any other id, yours or not, is a 404.");
+  const list = queryParameters(core.ListWorkspaceItemsInput);
+  paths["/workspaces"] = {
+    get: {
+      operationId: "listWorkspaces",
+      tags,
+      summary: "The workspaces you belong to, with your role in each (the personal one first)",
+      parameters: list,
+      responses: { "200": ok("A page", "WorkspaceList"), ...errors("ValidationFailed") },
+    },
+    post: {
+      operationId: "createWorkspace",
+      tags,
+      summary: "Create a shared workspace; you are its owner",
+      requestBody: body("CreateWorkspaceInput", true),
+      responses: { "201": ok("Created", "WorkspaceCreated"), ...errors("ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    },
+  };
+  paths["/workspaces/{id}"] = {
+    parameters: [workspaceId],
+    get: { operationId: "getWorkspace", tags, summary: "The workspace the key acts in", responses: { "200": ok("The workspace", "WorkspaceResponse"), ...errors("NotFound") } },
+    patch: {
+      operationId: "updateWorkspace",
+      tags,
+      summary: "Rename it or set require_sso (admins): only the fields sent change",
+      requestBody: body("UpdateWorkspaceInput", false),
+      responses: { "200": ok("Changed", "WorkspaceResponse"), ...errors("NotFound", "ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    },
+    delete: {
+      operationId: "deleteWorkspace",
+      tags,
+      summary: "Delete it with everything it owns (owners); a personal workspace goes only with its user (409)",
+      responses: { "200": ok("Deleted", "WorkspaceDeleted"), ...errors("NotFound"), "409": responseRef("Conflict") },
+    },
+  };
+  paths["/workspaces/{id}/members"] = {
+    parameters: [workspaceId],
+    get: {
+      operationId: "listMembers",
+      tags,
+      summary: "Its members, in the order they joined",
+      parameters: list,
+      responses: { "200": ok("A page", "MemberList"), ...errors("NotFound", "ValidationFailed") },
+    },
+  };
+  paths["/workspaces/{id}/members/{user_id}"] = {
+    parameters: [workspaceId, idParameter("user_id", "A member's user id; anyone else is a 404.")],
+    patch: {
+      operationId: "changeMemberRole",
+      tags,
+      summary: "Give a member another role (admins; making an owner, handing the workspace over, or changing one: owners). The last owner cannot be demoted (409)",
+      requestBody: body("ChangeMemberRoleInput", true),
+      responses: { "200": ok("Changed", "MemberResponse"), ...errors("NotFound", "ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType"), "409": responseRef("Conflict") },
+    },
+    delete: {
+      operationId: "removeMember",
+      tags,
+      summary: "Remove a member (admins; an owner: owners), or yourself (leaving). Not the last owner (409)",
+      responses: { "200": ok("Removed", "MemberDeleted"), ...errors("NotFound"), "409": responseRef("Conflict") },
+    },
+  };
+  paths["/workspaces/{id}/leave"] = {
+    parameters: [workspaceId],
+    post: {
+      operationId: "leaveWorkspace",
+      tags,
+      summary: "Leave the workspace (any member; not the last owner: 409)",
+      responses: { "200": ok("Left", "MemberDeleted"), ...errors("NotFound"), "409": responseRef("Conflict") },
+    },
+  };
+  paths["/workspaces/{id}/invitations"] = {
+    parameters: [workspaceId],
+    get: {
+      operationId: "listInvitations",
+      tags,
+      summary: "Its invitations, newest first (admins; never their tokens)",
+      parameters: list,
+      responses: { "200": ok("A page", "InvitationList"), ...errors("NotFound", "ValidationFailed") },
+    },
+    post: {
+      operationId: "createInvitation",
+      tags,
+      summary: "Invite someone (admins): a role up to your own, an optional email to mail the link to (when SMTP_URL is set); the token and link are in this answer only, valid once for 7 days",
+      requestBody: body("CreateInvitationInput", true),
+      responses: { "201": ok("Created, with its link", "InvitationCreated"), ...errors("NotFound", "ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType") },
+    },
+  };
+  paths["/workspaces/{id}/invitations/{invitation_id}"] = {
+    parameters: [workspaceId, idParameter("invitation_id", "A waiting invitation of the workspace; any other is a 404.")],
+    delete: { operationId: "revokeInvitation", tags, summary: "Revoke a waiting invitation (admins)", responses: { "200": ok("Revoked", "InvitationDeleted"), ...errors("NotFound") } },
+  };
+  paths["/invitations/accept"] = {
+    post: {
+      operationId: "acceptInvitation",
+      tags,
+      summary: "Accept an invitation as the key's user: a member with its role. Unknown, revoked, used or expired: 422 on token; already a member: 409. The key keeps acting in its own workspace",
+      requestBody: body("AcceptInvitationInput", true),
+      responses: { "200": ok("The workspace joined", "WorkspaceResponse"), ...errors("ValidationFailed", "PayloadTooLarge", "UnsupportedMediaType"), "409": responseRef("Conflict") },
+    },
+  };
+}
+
 /** The caller's account and named keys; users (admin only); the error bodies. */
 function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
   inputs.add(core.CreateUserInput, { id: "CreateUserInput" });
@@ -302,7 +433,10 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
 
   const account = ["Account"];
   const admin = ["Users (admin)"];
-  paths["/account"] = { get: { operationId: "getAccount", tags: account, summary: "The caller's account", responses: { "200": ok("The account", "UserResponse"), ...errors() } } };
+  outputs.add(oneEnvelope(AccountJson), { id: "AccountResponse" });
+  paths["/account"] = {
+    get: { operationId: "getAccount", tags: account, summary: "The caller's account, and the workspace the key acts in", responses: { "200": ok("The account", "AccountResponse"), ...errors() } },
+  };
   paths["/account/api-key"] = {
     post: {
       operationId: "rotateApiKey",
@@ -315,7 +449,7 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
     get: {
       operationId: "listApiKeys",
       tags: account,
-      summary: "List your named API keys (expired ones too; never their secrets)",
+      summary: "List the named API keys of the workspace the key acts in, each with who made it (expired ones too; never their secrets)",
       parameters: queryParameters(core.ListApiKeysInput),
       responses: { "200": ok("A page", "NamedApiKeyList"), ...errors("ValidationFailed") },
     },
@@ -332,7 +466,7 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
     delete: {
       operationId: "deleteApiKey",
       tags: account,
-      summary: "Delete one of your named keys: it stops working at once",
+      summary: "Delete one of the workspace's named keys, whoever made it: it stops working at once",
       responses: { "200": ok("Deleted", "NamedApiKeyDeleted"), ...errors("NotFound") },
     },
   };
@@ -602,6 +736,7 @@ function frame({ inputs, outputs, paths }: Parts): Json {
       { name: "Imports" },
       { name: "Webhooks" },
       { name: "Account" },
+      { name: "Workspaces" },
       { name: "Users (admin)" },
       { name: "Audit" },
       { name: "Meta" },
@@ -620,7 +755,7 @@ function frame({ inputs, outputs, paths }: Parts): Json {
         Unauthenticated: error("Missing, malformed, unknown or revoked API key"),
         Forbidden: error("The API key lacks the scope this operation needs; or reserved for administrators, or not allowed on oneself"),
         NotFound: error("No such resource among yours"),
-        Conflict: error("Not possible in this deployment: a backup of a service on PostgreSQL (use pg_dump)"),
+        Conflict: error("Not possible now: a backup of a service on PostgreSQL (use pg_dump); the last owner leaving or demoted; a personal workspace deleted; joining a workspace twice"),
         ValidationFailed: error("Every failing field at once", "ValidationError"),
         BadRequest: error("A malformed body: invalid JSON, a form too deeply nested, more than one file"),
         PayloadTooLarge: error("The body is over 1 MiB"),
@@ -636,8 +771,8 @@ function frame({ inputs, outputs, paths }: Parts): Json {
   };
 }
 
-/** The scope a registered route declares (CONTRACT §17), by method and URL pattern (`/api/v1/links/:id`). */
-export type ScopeOf = (method: string, url: string) => RouteScope | undefined;
+/** The scope (CONTRACT §17) and role (CONTRACT §24) a registered route declares, by method and URL pattern (`/api/v1/links/:id`). */
+export type ScopeOf = (method: string, url: string) => { scope: RouteScope | undefined; role: RouteRole | undefined } | undefined;
 
 /**
  * Each operation's scope, read from the route that serves it (the one place it is declared,
@@ -650,7 +785,8 @@ function withScopes(document: Json, scopeOf: ScopeOf): Json {
     for (const [method, operation] of Object.entries(item)) {
       if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
       const op = operation as Json;
-      const scope = scopeOf(method.toUpperCase(), `/api/v1${path.replace(/\{([A-Za-z_]+)\}/g, ":$1")}`);
+      const access = scopeOf(method.toUpperCase(), `/api/v1${path.replace(/\{([A-Za-z_]+)\}/g, ":$1")}`);
+      const scope = access?.scope;
       if (!scope) continue;
       if (scope === "public") {
         op.security = [];
@@ -659,7 +795,15 @@ function withScopes(document: Json, scopeOf: ScopeOf): Json {
       }
       op.security = [{ bearer: [scope] }];
       op["x-scopes"] = [scope];
-      op.description = [op.description, `Needs an API key with the \`${scope}\` scope (a key without it: 403 forbidden).`].filter(Boolean).join("\n\n");
+      const role = access.role;
+      if (role) op["x-role"] = role;
+      const roleSentence =
+        role === "instance-admin"
+          ? "Reserved for the instance's administrators (anyone else: 403 forbidden)."
+          : role
+            ? `Needs at least the \`${role}\` role in the workspace the key acts in (a lower role: 403 forbidden).`
+            : undefined;
+      op.description = [op.description, `Needs an API key with the \`${scope}\` scope (a key without it: 403 forbidden).`, roleSentence].filter(Boolean).join("\n\n");
       op.responses = { ...(op.responses as Json), "403": responseRef("Forbidden") };
     }
   }

@@ -156,6 +156,38 @@ export const ImportJson = z.strictObject({
 
 export const UserJson = z.strictObject({ id: Id, name: z.string(), email: z.string(), role: z.enum(["admin", "user"]), created_at: Timestamp });
 export const CreatedUserJson = UserJson.extend({ api_key: z.string().describe("shown once") });
+
+/** CONTRACT §24: the roles of a workspace, weakest first. */
+const Role = z.enum(["viewer", "editor", "admin", "owner"]);
+/** A workspace as its member sees it: with their role there. */
+export const WorkspaceJson = z.strictObject({
+  id: Id,
+  name: z.string(),
+  personal: z.boolean().describe("the user's personal workspace: deleted only with them"),
+  require_sso: z.boolean().describe("members act here only from a dashboard session opened with single sign-on"),
+  role: Role.describe("the caller's role here"),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+/** `GET /account`: phpShort's fields, and the workspace the key acts in. */
+export const AccountJson = UserJson.extend({ workspace: WorkspaceJson });
+export const MemberJson = z.strictObject({ id: Id.describe("the user's id"), name: z.string(), email: z.string(), role: Role, joined_at: Timestamp });
+export const InvitationJson = z.strictObject({
+  id: Id,
+  role: Role,
+  email: z.string().nullable().describe("whom it was mailed to; null: a link handed over by other means"),
+  status: z.enum(["pending", "accepted", "expired"]),
+  created_by: Id.nullable(),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  accepted_at: Timestamp.nullable(),
+  accepted_by: Id.nullable(),
+});
+export const CreatedInvitationJson = InvitationJson.extend({
+  token: z.string().describe("shown this once; stored as its SHA-256"),
+  url: z.string().describe("the one-time link: {base_url}/app/invite/{token}"),
+  mailed: z.boolean().describe("whether the mail was handed to SMTP_URL's server (false without an email, without SMTP_URL, or on a failure)"),
+});
 export const ApiKeyJson = z.strictObject({ api_key: z.string().describe("shown once; the key of the request is revoked") });
 /** CONTRACT §17: a named, scoped key; the secret (`api_key`) only in the answer to its creation. */
 export const NamedApiKeyJson = z.strictObject({
@@ -166,6 +198,7 @@ export const NamedApiKeyJson = z.strictObject({
   expires_at: Timestamp.nullable(),
   last_used_at: Timestamp.nullable().describe("written at most once a minute"),
   created_at: Timestamp,
+  created_by: z.strictObject({ id: Id, name: z.string(), email: z.string() }).describe("who made it: the key acts with their role in the workspace"),
 });
 export const CreatedNamedApiKeyJson = NamedApiKeyJson.extend({ api_key: z.string().describe("the secret, shown this once") });
 
@@ -207,7 +240,7 @@ export const listEnvelope = <T extends z.ZodType>(item: T) =>
     status: z.literal(200),
   });
 
-export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user" | "webhook" | "api_key") =>
+export const deletedEnvelope = (object: "link" | "domain" | "space" | "pixel" | "user" | "webhook" | "api_key" | "workspace" | "member" | "invitation") =>
   z.strictObject({ id: Id, object: z.literal(object), deleted: z.literal(true), status: z.literal(200) });
 
 /** CONTRACT §17: the answer of `DELETE /links?ids=…`, one entry per deleted link. */

@@ -21,7 +21,7 @@ export function backupFileName(createdAt: string): string {
  * visit answered before the request is counted in the backup.
  */
 export function adminRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  resource(app, "/admin/backup", "account", {
+  resource(app, "/admin/backup", "account", "instance-admin", {
     GET: async (request, reply) => {
       const auth = request.auth;
       if (!auth) throw unauthenticated();

@@ -24,7 +24,7 @@ function wantsCsv(request: FastifyRequest): boolean {
  * only: no route or procedure changes or deletes an entry.
  */
 export function auditRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  resource(app, "/audit", "account", {
+  resource(app, "/audit", "account", "admin", {
     GET: async (request, reply) => {
       const ctx = ctxOf(deps, request);
       if (!wantsCsv(request)) return sendList(request, reply, await listAudit({ ctx, input: formInput(ListAuditInput, request.query) }), auditEntryJson);

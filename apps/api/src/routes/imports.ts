@@ -121,6 +121,7 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     app,
     "/imports",
     "imports:write",
+    "editor",
     {
       GET: async (request, reply) => sendList(request, reply, await listImports({ ctx: ctxOf(deps, request), input: formInput(ListImportsInput, request.query) }), (job) => importJson(job)),
       POST: async (request, reply) => {
@@ -165,7 +166,7 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     dashboard,
   );
 
-  resource(app, "/imports/:id", "imports:write", {
+  resource(app, "/imports/:id", "imports:write", "editor", {
     GET: async (request, reply) => {
       const job = await getImport({ ctx: ctxOf(deps, request), id: idParam(request.params) });
       return reply.code(200).send({ data: importJson(job, job.errors), status: 200 });
@@ -176,6 +177,7 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
     app,
     "/imports/:id/errors",
     "imports:write",
+    "editor",
     {
       GET: async (request, reply) => {
         const id = idParam(request.params);

@@ -72,7 +72,7 @@ export function bulkLinkHandlers(deps: ApiDeps, json: Serializers): { PATCH: Rou
 
 /** CONTRACT §17: QR codes, exports and bulk changes of the caller's links. */
 export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, qr: QrCache): void {
-  resource(app, "/links/:id/qr", "links:read", {
+  resource(app, "/links/:id/qr", "links:read", "viewer", {
     GET: async (request, reply) => {
       const ctx = ctxOf(deps, request);
       const link = await getLink({ ctx, id: idParam(request.params) });
@@ -90,7 +90,7 @@ export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serial
    * The password hashes only with `include=secrets`, for a key with `links:write` (403 otherwise); the
    * `Shortener-Export-Secrets` header says whether they are in (`included`) or not (`withheld`).
    */
-  resource(app, "/links/export", "links:read", {
+  resource(app, "/links/export", "links:read", "editor", {
     GET: async (request, reply) => {
       const query = sentQuery(request);
       const ctx = ctxOf(deps, request);

@@ -24,17 +24,17 @@ function crud<T, J, O extends ResourceObject>(
   /** More methods on the collection's path (the links' bulk PATCH and DELETE, CONTRACT §17). */
   collection: { PATCH?: RouteHandlerMethod; DELETE?: RouteHandlerMethod } = {},
 ): void {
-  const { path, object, verbs, input, scopes } = spec;
+  const { path, object, verbs, input, scopes, roles } = spec;
   /** The serialiser for the request's key (what its scopes may see, `Serializers.forScopes`). */
   const toJsonFor = (request: FastifyRequest) => spec.toJson(json.forScopes(request.auth?.scopes ?? []));
-  resource(app, path, scopes, {
+  resource(app, path, scopes, roles, {
     GET: async (request, reply) => sendList(request, reply, await verbs.list({ ctx: ctxOf(deps, request), input: formInput(input.list, request.query) }), toJsonFor(request)),
     POST: async (request, reply) => sendOne(reply, toJsonFor(request)(await verbs.create({ ctx: ctxOf(deps, request), input: formInput(input.create, request.body) })), 201),
     ...collection,
   });
   const update: RouteHandlerMethod = async (request, reply) =>
     sendOne(reply, toJsonFor(request)(await verbs.update({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(input.update, request.body) })));
-  resource(app, `${path}/:id`, scopes, {
+  resource(app, `${path}/:id`, scopes, roles, {
     GET: async (request, reply) => sendOne(reply, toJsonFor(request)(await verbs.get({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
     PUT: update,
     PATCH: update,
@@ -48,7 +48,7 @@ function crud<T, J, O extends ResourceObject>(
 export function resourceRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, domainsOf: DomainVerbs): void {
   crud(app, deps, resources.links, json, bulkLinkHandlers(deps, json));
   crud(app, deps, { ...resources.domains, verbs: { ...resources.domains.verbs, create: ({ ctx, input }) => domainsOf.create({ ctx, input: input as core.CreateDomainInput }) } }, json);
-  resource(app, "/domains/:id/verify", "domains:write", {
+  resource(app, "/domains/:id/verify", "domains:write", "admin", {
     POST: async (request, reply) => sendOne(reply, json.domain(await domainsOf.verify({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
   });
   crud(app, deps, resources.spaces, json);

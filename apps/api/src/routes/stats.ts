@@ -77,7 +77,7 @@ function sendSummary(reply: FastifyReply, isCsv: boolean, file: string, range: S
  */
 export function statsRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers): void {
   const toRowJson = statRowSerializer(json.shortUrl);
-  resource(app, "/stats/:id", "stats:read", {
+  resource(app, "/stats/:id", "stats:read", "viewer", {
     GET: async (request, reply) => {
       const query = (request.query ?? {}) as Record<string, unknown>;
       const isCsv = wantsCsv(request, query);
@@ -92,7 +92,7 @@ export function statsRoutes(app: FastifyInstance, deps: ApiDeps, json: Serialize
       return sendSeries(request, reply, isCsv, `stats-${id}`, page, toRowJson);
     },
   });
-  resource(app, "/stats", "stats:read", {
+  resource(app, "/stats", "stats:read", "viewer", {
     GET: async (request, reply) => {
       const query = (request.query ?? {}) as Record<string, unknown>;
       const isCsv = wantsCsv(request, query);
@@ -101,7 +101,7 @@ export function statsRoutes(app: FastifyInstance, deps: ApiDeps, json: Serialize
       return sendSeries(request, reply, isCsv, "stats-account", result, toRowJson);
     },
   });
-  resource(app, "/domains/:id/visits", "stats:read", {
+  resource(app, "/domains/:id/visits", "stats:read", "viewer", {
     GET: async (request, reply) => {
       const query = (request.query ?? {}) as Record<string, unknown>;
       const isCsv = wantsCsv(request, query);

@@ -26,7 +26,7 @@ import { createdWebhookJson, webhookAttemptJson, webhookJson } from "../serializ
 export function webhookRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const options = { allowPrivateTargets: deps.config.webhookAllowPrivate };
   // Webhooks are settings of the account (and send link data out): the `account` scope (docs/adr/0027-scoped-api-keys.md).
-  resource(app, "/webhooks", "account", {
+  resource(app, "/webhooks", "account", "admin", {
     GET: async (request, reply) => sendList(request, reply, await listWebhooks({ ctx: ctxOf(deps, request), input: formInput(ListWebhooksInput, request.query) }), webhookJson),
     POST: async (request, reply) => {
       const { webhook, secret } = await createWebhook({ ctx: ctxOf(deps, request), input: formInput(CreateWebhookInput, request.body), options });
@@ -35,13 +35,13 @@ export function webhookRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
   const update: RouteHandlerMethod = async (request, reply) =>
     sendOne(reply, webhookJson(await updateWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(UpdateWebhookInput, request.body), options })));
-  resource(app, "/webhooks/:id", "account", {
+  resource(app, "/webhooks/:id", "account", "admin", {
     GET: async (request, reply) => sendOne(reply, webhookJson(await getWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
     PUT: update,
     PATCH: update,
     DELETE: async (request, reply) => sendDeleted(reply, (await deleteWebhook({ ctx: ctxOf(deps, request), id: idParam(request.params) })).id, "webhook"),
   });
-  resource(app, "/webhooks/:id/deliveries", "account", {
+  resource(app, "/webhooks/:id/deliveries", "account", "admin", {
     GET: async (request, reply) =>
       sendList(
         request,

@@ -10,6 +10,8 @@ export function apiKeyJson(key: ApiKey) {
     expires_at: key.expiresAt?.toISOString() ?? null,
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     created_at: key.createdAt.toISOString(),
+    /** Who made it: the key acts with their role in the workspace (CONTRACT §24). */
+    created_by: { id: key.createdBy.id, name: key.createdBy.name, email: key.createdBy.email },
   };
 }
 

@@ -10,7 +10,7 @@ import { toDeletedJson } from "./lists.ts";
  */
 export const authRouter = router({
   /** The account, whether it has a password, and the session's CSRF token (null with a bearer key). */
-  me: scoped("account").query(async ({ ctx }) => {
+  me: scoped("account", "viewer").query(async ({ ctx }) => {
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx: ctx.core }), hasPassword({ ctx: ctx.core })]);
     // The scopes the caller holds, so the dashboard offers only what a session opened with a key may do.
     return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: ctx.session?.csrfToken ?? null, scopes: [...ctx.scopes] };
@@ -21,7 +21,7 @@ export const authRouter = router({
    * gets no more guesses than a stranger. A wrong one stays counted; anything else takes it back. Full
    * rights only; the user's other sessions end.
    */
-  setPassword: scoped("account")
+  setPassword: scoped("account", "viewer")
     .input(SetPasswordInput)
     .mutation(async ({ ctx, input }) => {
       if (!input.current_password) {
@@ -40,14 +40,14 @@ export const authRouter = router({
       return { has_password: true };
     }),
   /** The user's signed-in devices: live sessions, the most recently used first; `current` marks this one. */
-  sessions: scoped("account").query(async ({ ctx }) => {
+  sessions: scoped("account", "viewer").query(async ({ ctx }) => {
     const rows = await listUserSessions(ctx.core, ctx.core.actor.userId);
     return rows.map((row) => sessionJson(row, ctx.session?.id));
   }),
   /** Signs one of the user's sessions out (another device, or this one); another user's is NOT_FOUND. */
-  revokeSession: scoped("account")
+  revokeSession: scoped("account", "viewer")
     .input(IdInput)
     .mutation(async ({ ctx, input }) => toDeletedJson(await deleteUserSession(ctx.core, ctx.core.actor.userId, input.id), "session")),
   /** Revokes every session of the user, this one included. */
-  logoutEverywhere: scoped("account").mutation(async ({ ctx }) => ({ revoked: await deleteUserSessions(ctx.core, ctx.core.actor.userId) })),
+  logoutEverywhere: scoped("account", "viewer").mutation(async ({ ctx }) => ({ revoked: await deleteUserSessions(ctx.core, ctx.core.actor.userId) })),
 });

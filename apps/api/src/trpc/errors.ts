@@ -39,7 +39,7 @@ const TRPC_SLUGS: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
 
 function slugOf(error: TRPCError): string {
   const cause = error.cause;
-  if (cause instanceof CoreError) return ERROR_TABLE[cause.code].slug;
+  if (cause instanceof CoreError) return cause.reason ?? ERROR_TABLE[cause.code].slug;
   if (cause instanceof HttpError) return cause.code;
   if (cause instanceof z.ZodError) return ERROR_TABLE.VALIDATION.slug;
   return TRPC_SLUGS[error.code] ?? "bad_request";

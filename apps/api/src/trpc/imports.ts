@@ -9,10 +9,10 @@ import { toListJson } from "./lists.ts";
  */
 /** There is no imports:read: the scope that uploads a file follows its jobs (docs/adr/0027-scoped-api-keys.md). */
 export const importsRouter = router({
-  list: scoped("imports:write")
+  list: scoped("imports:write", "editor")
     .input(ListImportsInput)
     .query(async ({ ctx, input }) => toListJson(await listImports({ ctx: ctx.core, input }), (job) => importJson(job))),
-  get: scoped("imports:write")
+  get: scoped("imports:write", "editor")
     .input(IdInput)
     .query(async ({ ctx, input }) => {
       const job = await getImport({ ctx: ctx.core, id: input.id });

@@ -1,8 +1,10 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
 import { hasScope, type Ctx, type QrCache, type Scope, type WebhookTargetOptions } from "@shortener/core";
+import { assertRole, type RouteRole } from "../http/auth.ts";
 import type { DomainVerbs } from "../domain-policy.ts";
 import type { PasswordTry } from "../http/sign-in-tries.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import type { Serializers } from "../serialize/resources.ts";
 import { HttpError } from "../errors.ts";
 import { rejectNul } from "../http/nul.ts";
@@ -26,6 +28,9 @@ export type TrpcContext = {
   qr: QrCache;
   session: { id: number; csrfToken: string } | null;
   beginPasswordTry(email: string): Promise<PasswordTry>;
+  /** Mails workspace invitations (SMTP_URL), and the service's own address their links start with. */
+  mailer: Mailer;
+  publicUrl: string;
 };
 
 /**
@@ -44,8 +49,11 @@ export function contextHandle(context: TrpcContext): TrpcRequestHandle {
   return { request };
 }
 
-/** What a procedure declares: the scope a key needs to call it (CONTRACT §17, docs/adr/0027-scoped-api-keys.md). */
-export type ProcedureMeta = { scope: Scope };
+/**
+ * What a procedure declares: the scope a key needs to call it (CONTRACT §17, docs/adr/0027-scoped-api-keys.md)
+ * and the role the caller needs in the workspace they act in (CONTRACT §24, docs/adr/0044-workspaces.md).
+ */
+export type ProcedureMeta = { scope: Scope; role: RouteRole };
 
 /** No data transformer: plain JSON, timestamps as strings (CONTRACT §11). No stacks, ever. */
 const t = initTRPC.context<TrpcRequestHandle>().meta<ProcedureMeta>().create({ isDev: false, errorFormatter: formatTrpcError });
@@ -74,15 +82,19 @@ const refuseNul = t.middleware(async ({ getRawInput, next }) => {
 const forbidden = (message: string) => new TRPCError({ code: "FORBIDDEN", message, cause: new HttpError(403, "forbidden", message) });
 
 /**
- * The key's scope against the one the procedure declares: FORBIDDEN without it. A procedure that
- * declares none is refused to every key (no procedure is open by omission).
+ * The key's scope and the caller's role against the ones the procedure declares: FORBIDDEN without
+ * them. A procedure that declares no scope or no role is refused to every caller (no procedure is open
+ * by omission).
  */
 const checkScope = t.middleware(async ({ ctx, meta, next }) => {
   const context = contexts.get(ctx.request);
   const scope = meta?.scope;
   if (!scope) throw forbidden("This procedure declares no scope.");
+  if (!meta.role) throw forbidden("This procedure declares no role.");
   // A session's scopes are those of the key that opened it (docs/adr/0033-session-bounds.md).
   if (!context || !hasScope(context.scopes, scope)) throw forbidden(`This ${context?.session ? "session" : "API key"} does not have the ${scope} scope.`);
+  // The role in the workspace the key or session acts in (CONTRACT §24); REST's 403 as the cause.
+  assertRole(context.core.actor, meta.role);
   return next();
 });
 
@@ -92,9 +104,11 @@ export const createCallerFactory = t.createCallerFactory;
 const authenticated = t.procedure.use(mapErrors).use(checkScope).use(refuseNul).use(withContext);
 
 /**
- * A procedure that needs `scope` (CONTRACT §17). Every procedure is authenticated (the context is only
- * created for a live key, plugin.ts) and declares its scope here, where it is defined: the one place.
+ * A procedure that needs `scope` (CONTRACT §17) and, in the workspace the caller acts in, at least
+ * `role` (CONTRACT §24; `instance-admin`: core checks the instance's administrators). Every procedure is
+ * authenticated (the context is only created for a live key, plugin.ts) and declares both here, where it
+ * is defined: the one place, the tRPC half of the permission table (REST's is `resource()`).
  */
-export function scoped(scope: Scope) {
-  return authenticated.meta({ scope });
+export function scoped(scope: Scope, role: RouteRole) {
+  return authenticated.meta({ scope, role });
 }

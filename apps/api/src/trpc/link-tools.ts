@@ -10,20 +10,20 @@ import { router, scoped } from "./init.ts";
  */
 export const linkToolsRouter = router({
   /** CONTRACT §17: up to 100 of the caller's links deleted, all or nothing; `{ data: [{ id, object, deleted }] }`. */
-  bulkDelete: scoped("links:write")
+  bulkDelete: scoped("links:write", "editor")
     .input(BulkDeleteLinksInput)
     .mutation(async ({ ctx, input }) => {
       const deleted = await core.bulkDeleteLinks({ ctx: ctx.core, input });
       return { data: deleted.map((row) => toDeletedJson(row, "link")) };
     }),
   /** CONTRACT §17: the same update fields on up to 100 links, all or nothing; `{ data: [link…] }` in the order sent. */
-  bulkUpdate: scoped("links:write")
+  bulkUpdate: scoped("links:write", "editor")
     .input(BulkUpdateLinksInput)
     .mutation(async ({ ctx, input }) => {
       const updated = await core.bulkUpdateLinks({ ctx: ctx.core, input });
       return { data: updated.map(ctx.json.link) };
     }),
-  qr: scoped("links:read")
+  qr: scoped("links:read", "viewer")
     .input(IdInput)
     .input(QrOptionsInput)
     .query(async ({ ctx, input }) => {
@@ -44,7 +44,7 @@ export const linkToolsRouter = router({
    * the next page (null after the last). The password hashes only with `include: "secrets"`, for a key
    * with `links:write` (FORBIDDEN otherwise); `secrets` says whether they are in.
    */
-  export: scoped("links:read")
+  export: scoped("links:read", "editor")
     .input(ExportLinksPageInput)
     .query(async ({ ctx, input }) => {
       assertExportIncludeAllowed(ctx.scopes, input.include);

@@ -7,6 +7,6 @@ export function toListJson<T, J>(page: Page<T>, toJson: (item: T) => J) {
 }
 
 /** A tRPC delete: REST's deleted envelope without `status`. */
-export function toDeletedJson<O extends "link" | "domain" | "space" | "pixel" | "user" | "webhook" | "api_key" | "session">({ id }: { id: number }, object: O) {
+export function toDeletedJson<O extends "link" | "domain" | "space" | "pixel" | "user" | "webhook" | "api_key" | "session" | "workspace" | "member" | "invitation">({ id }: { id: number }, object: O) {
   return { id, object, deleted: true as const };
 }

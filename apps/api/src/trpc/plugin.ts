@@ -10,6 +10,7 @@ import { assertJsonDepth } from "../http/json.ts";
 import type { SessionGuard } from "../http/session.ts";
 import { beginPasswordTry } from "../http/sign-in-tries.ts";
 import { createSerializers } from "../serialize/resources.ts";
+import { createMailer, type Mailer } from "../mail/mailer.ts";
 import { HttpError, RETRY_AFTER_SECONDS } from "../errors.ts";
 import { toTrpcError } from "./errors.ts";
 import { contextHandle, type TrpcRequestHandle } from "./init.ts";
@@ -38,9 +39,10 @@ function isValidHost(host: string | undefined, url: string): boolean {
  */
 export async function registerTrpc(
   app: FastifyInstance,
-  options: { deps: ApiDeps; guard: Guard; sessionGuard?: SessionGuard; failedTries?: FailedTries; router: AnyRouter; prefix: string; qr?: QrCache },
+  options: { deps: ApiDeps; guard: Guard; sessionGuard?: SessionGuard; failedTries?: FailedTries; router: AnyRouter; prefix: string; qr?: QrCache; mailer?: Mailer },
 ): Promise<void> {
   const { deps, guard, sessionGuard, failedTries, router, prefix, qr = createQrCache() } = options;
+  const mailer = options.mailer ?? createMailer({ ...deps.config, smtpUrl: undefined }, app.log);
   const json = createSerializers(deps.config);
   const domains = createDomainVerbs(deps.config);
 
@@ -64,6 +66,8 @@ export async function registerTrpc(
         webhookOptions: { allowPrivateTargets: deps.config.webhookAllowPrivate },
         qr,
         session,
+        mailer,
+        publicUrl: deps.config.publicUrl,
         beginPasswordTry: (email) => {
           if (!failedTries) throw new Error("tRPC registered without a failed-try limiter: password guesses cannot be counted");
           return beginPasswordTry(req, res, failedTries, deps.config.secret, email);

@@ -20,8 +20,8 @@ export function crudRouter<T, J, O extends ResourceObject, L extends z.ZodType, 
 /** The five procedures of `crudRouter`, as a record a router can extend or override (domains do). */
 export function crudProcedures<T, J, O extends ResourceObject, L extends z.ZodType, C extends z.ZodType, U extends z.ZodType>(spec: ResourceSpec<T, J, O, L, C, U>) {
   const { verbs, input } = spec;
-  const read = () => scoped(spec.scopes.read);
-  const write = () => scoped(spec.scopes.write);
+  const read = () => scoped(spec.scopes.read, spec.roles.read);
+  const write = () => scoped(spec.scopes.write, spec.roles.write);
   return {
     list: read()
       .input(input.list)
@@ -46,11 +46,11 @@ export const linksRouter = crudRouter(resources.links);
 /** Domains: creating one and verifying it follow the operator's settings (CONTRACT §14), kept in the context. */
 export const domainsRouter = router({
   ...crudProcedures(resources.domains),
-  create: scoped("domains:write")
+  create: scoped("domains:write", "admin")
     .input(CreateDomainInput)
     .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.create({ ctx: ctx.core, input }))),
   /** CONTRACT §14: looks the TXT record up; the domain, now verified, or a 422 on `name`. */
-  verify: scoped("domains:write")
+  verify: scoped("domains:write", "admin")
     .input(IdInput)
     .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
   /** CONTRACT §21: visits to the domain that reached no link (`stats:read`). */

@@ -7,6 +7,7 @@ import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resour
 import { importsRouter } from "./imports.ts";
 import { statsRouter } from "./stats.ts";
 import { webhooksRouter } from "./webhooks.ts";
+import { workspacesRouter } from "./workspaces.ts";
 
 /** The tRPC API at `/trpc` (CONTRACT §11). */
 export const appRouter = router({
@@ -21,6 +22,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   auth: authRouter,
   audit: auditRouter,
+  workspaces: workspacesRouter,
 });
 
 export type AppRouter = typeof appRouter;

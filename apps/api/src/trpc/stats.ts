@@ -9,13 +9,13 @@ import { toListJson } from "./lists.ts";
  * once (the summary object for `summary`, else a list like `stats.get`).
  */
 export const statsRouter = router({
-  get: scoped("stats:read")
+  get: scoped("stats:read", "viewer")
     .input(GetStatsInput)
     .query(async ({ ctx, input }) => toListJson(await getStats({ ctx: ctx.core, input }), statRowSerializer(ctx.json.shortUrl))),
-  summary: scoped("stats:read")
+  summary: scoped("stats:read", "viewer")
     .input(StatsSummaryInput)
     .query(async ({ ctx, input }) => summaryJson(await getStatsSummary({ ctx: ctx.core, input }))),
-  account: scoped("stats:read")
+  account: scoped("stats:read", "viewer")
     .input(AccountStatsInput)
     .query(async ({ ctx, input }) => {
       const result = await getAccountStats({ ctx: ctx.core, input });
@@ -24,7 +24,7 @@ export const statsRouter = router({
 });
 
 /** tRPC `domains.visits` (CONTRACT §21): a domain's orphan visits, the summary object or a list. */
-export const domainVisitsProcedure = scoped("stats:read")
+export const domainVisitsProcedure = scoped("stats:read", "viewer")
   .input(DomainVisitsInput)
   .query(async ({ ctx, input }) => {
     const result = await getDomainVisits({ ctx: ctx.core, input });

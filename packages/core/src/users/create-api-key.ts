@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
-import { apiKeys } from "@shortener/db";
+import { apiKeys, users } from "@shortener/db";
 import { apiKeyAuditView } from "../audit/audit-views.ts";
 import { recordAudit } from "../audit/record-audit.ts";
 import type { Ctx } from "../context.ts";
@@ -8,6 +8,7 @@ import { sha256 } from "../secrets/hash.ts";
 import { parseInput } from "../validation/fields.ts";
 import { API_KEY_PREFIX_LENGTH, generateApiKey } from "./api-keys.ts";
 import { CreateApiKeyInput, MAX_NAMED_KEYS_PER_USER } from "./key-schemas.ts";
+import { requireRole } from "../workspaces/roles.ts";
 import { namedKeyColumns, toApiKey, type ApiKey } from "./named-key.ts";
 import type { Bounds, Scope } from "./scopes.ts";
 import { withinUserCap } from "./user-cap.ts";
@@ -29,7 +30,8 @@ function checkWithinBounds(bounds: Bounds | undefined, scopes: readonly Scope[],
 }
 
 /**
- * A new named key of the caller with the scopes asked for (CONTRACT §17). The secret is returned here
+ * A new named key of the caller in the workspace they act in (admins, CONTRACT §24), with the scopes
+ * asked for (CONTRACT §17); it acts with its maker's role there, whatever that becomes. The secret is returned here
  * only; the database keeps its SHA-256 hash and its first 8 characters. At most
  * `MAX_NAMED_KEYS_PER_USER` live keys a user, under concurrency too (`withinUserCap`); `expires_at`
  * must lie in the future. A caller with bounds (a scoped or expiring key, or a session opened with one)
@@ -38,6 +40,7 @@ function checkWithinBounds(bounds: Bounds | undefined, scopes: readonly Scope[],
  */
 export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiKeyInput }): Promise<{ apiKey: ApiKey; secret: string }> {
   const data = parseInput(CreateApiKeyInput, input);
+  requireRole(ctx.actor, "admin");
   const expiresAt = data.expires_at ? new Date(data.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= ctx.now().getTime()) throw ValidationError.field("expires_at", "The expires at must be a date in the future.");
   checkWithinBounds(ctx.actor.bounds, data.scopes, expiresAt);
@@ -63,7 +66,9 @@ export async function createApiKey({ ctx, input }: { ctx: Ctx; input: CreateApiK
       })
       .returning(namedKeyColumns);
     if (!row) throw new Error("insert returned no row");
-    const apiKey = toApiKey(row);
+    const [maker] = await tx.db.select({ makerName: users.name, makerEmail: users.email }).from(users).where(eq(users.id, tx.actor.userId));
+    if (!maker) throw new Error("the acting user vanished");
+    const apiKey = toApiKey({ ...row, ...maker });
     // Never the key, its hash or its prefix: its name, scopes and expiry.
     await recordAudit(tx, { action: "api_key.created", objectType: "api_key", objectId: apiKey.id, after: apiKeyAuditView(apiKey) });
     return { apiKey, secret };
