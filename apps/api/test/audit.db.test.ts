@@ -39,7 +39,10 @@ afterAll(async () => {
 });
 
 async function keyIdOf(key: string): Promise<number> {
-  const [row] = await api.database.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, sha256(key)));
+  const [row] = await api.database.db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sha256(key)));
   if (!row) throw new Error("no such key");
   return row.id;
 }
@@ -372,7 +375,8 @@ describe("who may read the log (workspace admins and owners)", () => {
       const trpc = trpcClient(api.app, key).audit.list.query({});
       if (role === "viewer" || role === "editor") {
         expect(rest.status, role).toBe(403);
-        expect(rest.body).toEqual({ message: "The audit log is for the workspace's admins and owners.", code: "forbidden", status: 403 });
+        // The route's declared role (CONTRACT §24's permission table) refuses before core's own check.
+        expect(rest.body).toEqual({ message: `This needs the admin role in this workspace; you are ${role === "editor" ? "an editor" : "a viewer"}.`, code: "forbidden", status: 403 });
         expect((await trpcFailure(trpc)).data?.code).toBe("FORBIDDEN");
       } else {
         expect(rest.status, role).toBe(200);
@@ -383,7 +387,7 @@ describe("who may read the log (workspace admins and owners)", () => {
 
   it("no route or procedure changes or deletes an entry: /audit answers GET only", async () => {
     for (const method of ["POST", "PUT", "PATCH", "DELETE"]) expect((await call(admin, method, "/api/v1/audit")).status, method).toBe(405);
-    expect(registeredRoutes(api.app).filter((r) => r.url.includes("audit"))).toEqual([{ method: "GET", url: "/api/v1/audit", scope: "account" }]);
+    expect(registeredRoutes(api.app).filter((r) => r.url.includes("audit"))).toEqual([{ method: "GET", url: "/api/v1/audit", scope: "account", role: "admin" }]);
   });
 });
 
