@@ -11,6 +11,6 @@ export default defineConfig({
   plugins: [react()],
   resolve: { conditions: ["@shortener/source", "module", "browser", "development|production"] },
   build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: false, assetsInlineLimit: 0 },
-  // The CSV upload and its errors file are REST (`/api/v1/imports`), with the session too.
-  server: { proxy: { "/trpc": "http://localhost:3000", "/app/session": "http://localhost:3000", "/api/v1": "http://localhost:3000" } },
+  // The CSV upload and its errors file are REST (`/api/v1/imports`), with the session too; an invitation link's page calls `/app/invitations/*`.
+  server: { proxy: { "/trpc": "http://localhost:3000", "/app/session": "http://localhost:3000", "/app/invitations": "http://localhost:3000", "/api/v1": "http://localhost:3000" } },
 });

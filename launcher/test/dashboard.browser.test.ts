@@ -79,10 +79,10 @@ afterAll(async () => {
 
 type AxeResult = { violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> };
 
-/** axe-core on the current screen: no serious or critical violation (every rule axe runs by default). */
-async function checkAccessibility(screen: string): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as AxeResult;
+/** axe-core on the current screen (of `on`, the admin's page unless said): no serious or critical violation (every rule axe runs by default). */
+async function checkAccessibility(screen: string, on: Page = page): Promise<void> {
+  await on.evaluate(AXE_SOURCE);
+  const result = (await on.evaluate(`axe.run(document, { resultTypes: ["violations"] })`)) as AxeResult;
   const severe = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
   axeReport.push(`  ${screen}: ${severe.length} (minor/moderate: ${result.violations.length - severe.length})`);
   expect(
@@ -91,26 +91,27 @@ async function checkAccessibility(screen: string): Promise<void> {
   ).toEqual([]);
 }
 
-/** Desktop and 390 px screenshots of a screen (written to docs/screenshots/ with UPDATE_SCREENSHOTS=1), and nothing wider than the viewport. */
-async function capture(name: string, options: { mask?: Locator[]; scrollTo?: Locator; scrollAt390?: Locator } = {}): Promise<void> {
+/** Desktop and 390 px screenshots of a screen of `on` (the admin's page unless said; written to docs/screenshots/ with UPDATE_SCREENSHOTS=1), and nothing wider than the viewport. */
+async function capture(name: string, options: { mask?: Locator[]; scrollTo?: Locator; scrollAt390?: Locator; on?: Page } = {}): Promise<void> {
+  const target = options.on ?? page;
   for (const [suffix, viewport] of [
     ["desktop", { width: 1200, height: 860 }],
     ["390", { width: 390, height: 844 }],
   ] as const) {
-    await page.setViewportSize(viewport);
-    await page.waitForTimeout(50);
+    await target.setViewportSize(viewport);
+    await target.waitForTimeout(50);
     if (suffix === "390") {
-      const overflow = await page.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`);
+      const overflow = await target.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`);
       expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
     }
     // A screen whose subject is below its top (a link's analytics): that part at the top of the picture.
     const scrollTo = suffix === "390" ? (options.scrollAt390 ?? options.scrollTo) : options.scrollTo;
     if (scrollTo) await scrollTo.evaluate((element) => element.scrollIntoView({ block: "start" }));
-    const shot = await page.screenshot({ fullPage: false, type: "png", ...(options.mask ? { mask: options.mask } : {}) });
+    const shot = await target.screenshot({ fullPage: false, type: "png", ...(options.mask ? { mask: options.mask } : {}) });
     expect(shot.length).toBeGreaterThan(1000);
     if (SAVE_SCREENSHOTS) await import("node:fs/promises").then((fs) => fs.writeFile(join(SCREENSHOTS, `${name}-${suffix}.png`), shot));
   }
-  await page.setViewportSize({ width: 1200, height: 860 });
+  await target.setViewportSize({ width: 1200, height: 860 });
 }
 
 /** A REST answer's `data` with the admin's key (the shared helper, bound to this file's server). */
@@ -159,6 +160,11 @@ describe("the dashboard in a real browser", () => {
     await page.getByLabel("Repeat the new password").fill(PASSWORD);
     await page.getByRole("button", { name: "Save password" }).click();
     await page.getByRole("heading", { name: "Links" }).waitFor();
+    // This session was opened with the API key: it stays in the key's workspace (CONTRACT §24), so the top
+    // bar names the workspace and the role, with no menu to switch.
+    await expect.poll(() => page.getByTestId("workspace-current").innerText()).toMatch(/owner$/);
+    expect(await page.getByTestId("workspace-current").evaluate((e) => e.tagName)).toBe("SPAN");
+    expect(await page.getByRole("button", { name: /Switch workspace/ }).count()).toBe(0);
 
     // Sign out, then in again with email and password using the keyboard only.
     await page.getByRole("button", { name: "Sign out", exact: true }).click();
@@ -174,6 +180,8 @@ describe("the dashboard in a real browser", () => {
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Links" }).waitFor();
+    // A password session switches workspaces: the top bar's workspace is a button.
+    await page.getByRole("button", { name: /Switch workspace/ }).waitFor();
     const cookies = await browser.cookies(base);
     const session = cookies.find((c) => c.name === "shortener_session");
     expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
@@ -673,6 +681,223 @@ describe("the dashboard in a real browser", () => {
     expect(visit.status).toBe(302);
     expect(visit.headers.get("location")).toBe("https://example.com/imported-one");
   }, 120_000);
+
+  it("teams: an admin creates a workspace, invites a colleague as editor; the colleague signs up through the link in another browser, sees the shared links, cannot manage members; roles are the server's to judge; back in the personal workspace the shared links are gone", async () => {
+    const account = await api("GET", "/api/v1/account");
+    const personalLinks = ((await api("GET", "/api/v1/links")) as Array<{ alias: string }>).map((l) => l.alias);
+    expect(personalLinks.length).toBeGreaterThan(0);
+    await page.goto(`${base}/app/`);
+    await page.getByRole("heading", { name: "Links" }).waitFor();
+    const switcher = page.getByRole("button", { name: /Switch workspace/ });
+    expect(await switcher.getAttribute("aria-expanded")).toBe("false");
+    expect(await switcher.innerText()).toContain("owner");
+
+    // By keyboard: Enter opens the list with the focus on the current workspace; Escape closes it and gives the focus back.
+    await switcher.focus();
+    await page.keyboard.press("Enter");
+    expect(await switcher.getAttribute("aria-expanded")).toBe("true");
+    await expect.poll(() => page.evaluate(`document.activeElement?.getAttribute("aria-current")`)).toBe("true");
+    await checkAccessibility("workspace switcher");
+    if (SAVE_SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, "workspace-switcher-desktop.png") });
+    await page.keyboard.press("Escape");
+    expect(await switcher.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.evaluate(`document.activeElement?.dataset.testid`)).toBe("workspace-current");
+
+    // A refused name shows under its field; then "Acme marketing", created and switched to, by keyboard.
+    await page.keyboard.press("Enter");
+    const newName = page.getByLabel("New workspace", { exact: true });
+    await newName.fill("   ");
+    await newName.press("Enter");
+    await expect.poll(() => page.locator(".field", { has: newName }).locator(".error").innerText()).toContain("name");
+    await newName.fill("");
+    await newName.focus();
+    await page.keyboard.type("Acme marketing");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => switcher.innerText()).toMatch(/Acme marketing\s*owner/);
+    expect(await switcher.getAttribute("aria-expanded")).toBe("false");
+    // Every screen's data started afresh: the new workspace has no links yet.
+    await page.getByText("No links match.").waitFor();
+
+    // The shared workspace's own domain and two links, made through the screens.
+    await page.getByRole("link", { name: "Domains" }).click();
+    await page.getByLabel("New domain").fill("team.example.net");
+    await page.getByRole("button", { name: "Add domain" }).click();
+    await page.getByRole("heading", { name: "team.example.net" }).waitFor();
+    for (const alias of ["team-launch", "team-docs"]) {
+      await page.getByRole("link", { name: "Links", exact: true }).click();
+      await page.getByRole("link", { name: "New link" }).click();
+      await page.getByRole("heading", { name: "New link" }).waitFor();
+      await expect.poll(() => page.getByLabel("Domain", { exact: true }).locator("option:checked").innerText()).toBe("team.example.net");
+      await page.getByLabel("Destination URL").fill(`https://acme.example.com/${alias}`);
+      await page.getByLabel("Alias").fill(alias);
+      await page.getByRole("button", { name: "Create link" }).click();
+      await page.getByRole("heading", { name: alias }).waitFor();
+    }
+    await page.getByRole("link", { name: "Links", exact: true }).click();
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(2);
+
+    // Members: the admin alone, as owner; an invitation for an editor, its link shown once.
+    await page.getByRole("link", { name: "Members" }).click();
+    await page.getByRole("heading", { name: "Members" }).waitFor();
+    await expect.poll(() => page.getByTestId("member").count()).toBe(1);
+    expect(await page.getByTestId("member").innerText()).toContain(account.email);
+    await page.getByText("No invitations yet.").waitFor();
+    // Roles offered: at most one's own (an owner: every one).
+    expect(await page.getByLabel("Role", { exact: true }).locator("option").allInnerTexts()).toEqual(["viewer", "editor", "admin", "owner"]);
+    await page.getByLabel("Role", { exact: true }).selectOption("editor");
+    await page.getByLabel("Email (optional)").fill("colleague@example.test");
+    await page.getByRole("button", { name: "Create invitation" }).click();
+    const link = await page.getByTestId("invitation-link").innerText();
+    expect(new URL(link).pathname).toMatch(/^\/app\/invite\/[A-Za-z0-9_-]{43}$/);
+    expect(
+      await page
+        .getByRole("status")
+        .filter({ has: page.getByTestId("invitation-link") })
+        .innerText(),
+    ).toContain("shown only now");
+    // No SMTP_URL here: the page says the link was not mailed (the mail itself: apps/api/test/invitation-mail.db.test.ts).
+    expect(await page.getByTestId("invitation-mailed").innerText()).toContain("Not mailed");
+    await expect.poll(() => page.getByTestId("invitation").innerText()).toMatch(/an editor\s*colleague@example\.test[\s\S]*pending/);
+    await checkAccessibility("members (admin)");
+
+    // The colleague: another browser, signed in nowhere.
+    const colleague = await openChromium({ viewport: { width: 1200, height: 860 }, deviceScaleFactor: 1, colorScheme: "light" });
+    try {
+      const them = colleague.page;
+      them.on("pageerror", (e) => problems.push(`colleague: ${e.message}`));
+      them.on("console", (m) => {
+        if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) problems.push(`colleague: ${m.text()}`);
+      });
+      them.on("response", (r) => {
+        if (r.status() >= 500 || r.status() === 404) problems.push(`colleague: ${r.status()} ${r.url()}`);
+      });
+      them.on("dialog", (dialog) => void dialog.accept());
+
+      // A made-up token: the page says the invitation does not work, in the API's words.
+      await them.goto(`${base}/app/invite/not-a-real-invitation-token`);
+      await them.getByRole("heading", { name: "This invitation does not work" }).waitFor();
+      expect(await them.getByRole("alert").innerText()).toContain("unknown or was revoked");
+
+      // The real link: where it leads, then a new account, by keyboard.
+      const invitePath = new URL(link).pathname;
+      await them.goto(`${base}${invitePath}`);
+      await them.getByRole("heading", { name: "Join Acme marketing" }).waitFor();
+      expect(await them.getByTestId("invitation-summary").innerText()).toMatch(/invited you to the workspace Acme marketing as an editor/);
+      expect(await them.getByLabel("Email").inputValue()).toBe("colleague@example.test");
+      await checkAccessibility("invitation accept", them);
+      await capture("invitation-accept", { on: them });
+      await them.getByLabel("Your name").focus();
+      await them.keyboard.type("Colleague Example");
+      await them.keyboard.press("Tab");
+      await them.keyboard.press("Tab");
+      await them.keyboard.type("colleague password 1");
+      await them.keyboard.press("Enter");
+
+      // Signed in, acting in the shared workspace as an editor: its links are listed.
+      await them.getByRole("heading", { name: "Links" }).waitFor();
+      const theirSwitcher = them.getByRole("button", { name: /Switch workspace/ });
+      await expect.poll(() => theirSwitcher.innerText()).toMatch(/Acme marketing\s*editor/);
+      await expect.poll(() => them.locator("table.links tbody tr").count()).toBe(2);
+      expect(await them.locator("table.links tbody").innerText()).toContain("team-launch");
+      await them.getByRole("link", { name: "New link" }).waitFor();
+      // An editor's menu: imports yes; webhooks and API keys (admins') no.
+      const theirNav = them.getByRole("navigation", { name: "Main" });
+      await theirNav.getByRole("link", { name: "Imports" }).waitFor();
+      expect(await theirNav.getByRole("link", { name: "Webhooks" }).count()).toBe(0);
+      expect(await theirNav.getByRole("link", { name: "API keys" }).count()).toBe(0);
+
+      // Members: the list only; no invitations, no role or removal controls, just Leave.
+      await theirNav.getByRole("link", { name: "Members" }).click();
+      await them.getByRole("heading", { name: "Members" }).waitFor();
+      await expect.poll(() => them.getByTestId("member").count()).toBe(2);
+      expect(await them.getByText("Admins and owners manage its members, invitations and settings.").count()).toBe(1);
+      expect(await them.getByRole("form", { name: "Invite someone" }).count()).toBe(0);
+      expect(await them.getByRole("heading", { name: "Invitations" }).count()).toBe(0);
+      expect(await them.getByRole("combobox").count()).toBe(0);
+      expect(await them.getByRole("button", { name: /^Remove/ }).count()).toBe(0);
+      await them.getByRole("button", { name: "Leave" }).waitFor();
+      await checkAccessibility("members (editor)", them);
+      // A screen of admins, opened by its address: it says so.
+      await them.goto(`${base}/app/webhooks`);
+      expect(await them.getByTestId("role-gate").innerText()).toContain("needs the admin role in the workspace Acme marketing; you are an editor");
+      // The server is the judge whatever a screen shows: an editor's invitation is refused with its reason.
+      const refused = await them.evaluate(async () => {
+        const me = (await (await fetch("/trpc/auth.me")).json()) as { result: { data: { csrf_token: string } } };
+        const current = (await (await fetch("/trpc/workspaces.current")).json()) as { result: { data: { id: number } } };
+        const res = await fetch("/trpc/workspaces.invitations.create", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-csrf-token": me.result.data.csrf_token },
+          body: JSON.stringify({ workspace_id: current.result.data.id, role: "viewer" }),
+        });
+        return { status: res.status, body: (await res.json()) as { error: { message: string } } };
+      });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.message).toBe("This needs the admin role in this workspace; you are an editor.");
+
+      // The link works once: opened again, it says so.
+      await them.goto(`${base}${invitePath}`);
+      await them.getByRole("heading", { name: "This invitation does not work" }).waitFor();
+
+      // The admin sees them, and the invitation accepted; then makes them a viewer while their editor is open.
+      await them.goto(`${base}/app/links/new`);
+      await them.getByLabel("Destination URL").fill("https://acme.example.com/late");
+      await page.reload();
+      await page.getByRole("heading", { name: "Members" }).waitFor();
+      await expect.poll(() => page.getByTestId("member").count()).toBe(2);
+      await expect.poll(() => page.getByTestId("invitation").innerText()).toContain("accepted");
+      const theirRole = page.getByLabel("Role of Colleague Example");
+      expect(await theirRole.inputValue()).toBe("editor");
+      await theirRole.selectOption("viewer");
+      await expect.poll(() => page.getByLabel("Role of Colleague Example").inputValue()).toBe("viewer");
+      await capture("members", { mask: [page.getByTestId("invitation-link")] });
+      // Their screen still shows the form; the server refuses it and the page shows why.
+      await them.getByRole("button", { name: "Create link" }).click();
+      await expect.poll(() => them.getByRole("alert").first().innerText()).toBe("This needs the editor role in this workspace; you are a viewer.");
+      // Afresh, a viewer's links screen has no way to change anything.
+      await them.goto(`${base}/app/`);
+      await expect.poll(() => them.locator("table.links tbody tr").count()).toBe(2);
+      expect(await them.getByRole("link", { name: "New link" }).count()).toBe(0);
+      expect(await them.getByRole("region", { name: "Bulk actions" }).count()).toBe(0);
+      expect(await them.getByRole("link", { name: /^Edit / }).count()).toBe(0);
+      await expect.poll(() => theirSwitcher.innerText()).toMatch(/Acme marketing\s*viewer/);
+
+      // At 390 px the switcher is in the phone menu: its list opens in place, Escape closes only the list.
+      await them.setViewportSize({ width: 390, height: 844 });
+      const theirMenu = them.getByRole("button", { name: "Menu" });
+      await theirMenu.click();
+      await theirSwitcher.click();
+      await them.getByRole("button", { name: /^Colleague Example/ }).waitFor();
+      expect(await them.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`)).toBeLessThanOrEqual(0);
+      await checkAccessibility("workspace switcher (390 px)", them);
+      if (SAVE_SCREENSHOTS) await them.screenshot({ path: join(SCREENSHOTS, "workspace-switcher-390.png") });
+      await them.keyboard.press("Escape");
+      expect(await theirSwitcher.getAttribute("aria-expanded")).toBe("false");
+      expect(await theirMenu.getAttribute("aria-expanded")).toBe("true");
+      await them.setViewportSize({ width: 1200, height: 860 });
+    } finally {
+      await colleague.close();
+    }
+
+    // The last owner cannot leave: the API's message shows.
+    await page.getByRole("button", { name: "Leave" }).click();
+    await expect.poll(() => page.getByRole("alert").first().innerText()).toContain("The last owner cannot leave the workspace");
+
+    // Back to the personal workspace, by keyboard: the shared links are gone from the list.
+    await page.getByRole("link", { name: "Links", exact: true }).click();
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(2);
+    await switcher.focus();
+    await page.keyboard.press("Enter");
+    const personal = page.getByRole("button", { name: new RegExp(`^${account.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} personal`) });
+    await personal.waitFor();
+    await personal.press("Enter");
+    await expect.poll(() => switcher.innerText()).toMatch(/owner$/);
+    expect(await switcher.innerText()).not.toContain("Acme marketing");
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(personalLinks.length);
+    const rows = await page.locator("table.links tbody").innerText();
+    expect(rows).not.toContain("team-launch");
+    expect(rows).not.toContain("team-docs");
+    expect(problems).toEqual([]);
+  }, 240_000);
 
   it("domains: adds one and shows its verification record; spaces, pixels and users; account: signs another device out, then everywhere", async () => {
     await page.getByRole("link", { name: "Domains" }).click();

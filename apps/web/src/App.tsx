@@ -13,12 +13,20 @@ import { SetPasswordScreen, SignInScreen } from "./screens/SignIn.tsx";
 import { SpacesScreen } from "./screens/Spaces.tsx";
 import { UsersScreen } from "./screens/Users.tsx";
 import { WebhooksScreen } from "./screens/Webhooks.tsx";
+import { RoleGate } from "./RoleGate.tsx";
 import { applyTheme, storedTheme, type Theme } from "./theme.ts";
 import { isUnauthorized, messageOf, setCsrfToken, signOut, useTRPC, type Me } from "./trpc.ts";
 import { ErrorBanner } from "./ui.tsx";
+import { hasRole, useWorkspace, type WorkspaceRole } from "./workspace.ts";
+import { WorkspaceSwitcher } from "./WorkspaceSwitcher.tsx";
 
 // The analytics screen is its own chunk, loaded when first opened: the first visit's JS stays within ADR 0034's budget.
 const AnalyticsScreen = lazy(() => import("./screens/Analytics.tsx").then((m) => ({ default: m.AnalyticsScreen })));
+// So are the members screen and the invitation page, which most visits never open.
+const MembersScreen = lazy(() => import("./screens/Members.tsx").then((m) => ({ default: m.MembersScreen })));
+const InviteScreen = lazy(() => import("./screens/Invite.tsx").then((m) => ({ default: m.InviteScreen })));
+
+const loading = <p aria-live="polite">Loading…</p>;
 
 const NAV = [
   { to: "/", label: "Links", isCurrent: (p: string) => p === "/" || p.startsWith("/links") },
@@ -26,28 +34,32 @@ const NAV = [
   { to: "/domains", label: "Domains", isCurrent: (p: string) => p.startsWith("/domains") },
   { to: "/spaces", label: "Spaces", isCurrent: (p: string) => p.startsWith("/spaces") },
   { to: "/pixels", label: "Pixels", isCurrent: (p: string) => p.startsWith("/pixels") },
-  { to: "/imports", label: "Imports", isCurrent: (p: string) => p.startsWith("/imports") },
-  { to: "/webhooks", label: "Webhooks", isCurrent: (p: string) => p.startsWith("/webhooks") },
-  { to: "/account/keys", label: "API keys", isCurrent: (p: string) => p.startsWith("/account/keys") },
+  { to: "/imports", label: "Imports", isCurrent: (p: string) => p.startsWith("/imports"), need: "editor" },
+  { to: "/webhooks", label: "Webhooks", isCurrent: (p: string) => p.startsWith("/webhooks"), need: "admin" },
+  { to: "/members", label: "Members", isCurrent: (p: string) => p.startsWith("/members") },
+  { to: "/account/keys", label: "API keys", isCurrent: (p: string) => p.startsWith("/account/keys"), need: "admin" },
   { to: "/account", label: "Account", isCurrent: (p: string) => p === "/account" },
-];
+] satisfies NavItem[];
 const ADMIN_NAV = { to: "/users", label: "Users", isCurrent: (p: string) => p.startsWith("/users") };
 
-type NavItem = { to: string; label: string; isCurrent: (path: string) => boolean };
+/** A screen of the main menu; `need`: the role in the workspace its screen needs (CONTRACT §24), hidden below it. */
+type NavItem = { to: string; label: string; isCurrent: (path: string) => boolean; need?: WorkspaceRole };
 
 /**
- * The main navigation, the theme toggle and Sign out. Wide screens show them in the top bar; below 640 px
- * they fold behind a "Menu" button (aria-expanded): opening moves the focus to the first link, Escape
- * closes and gives the focus back to the button, and choosing a screen closes the menu.
+ * The workspace switcher, the main navigation, the theme toggle and Sign out. Wide screens show them in
+ * the top bar; below 640 px they fold behind a "Menu" button (aria-expanded): opening moves the focus to
+ * the first link, Escape closes and gives the focus back to the button, and choosing a screen closes the menu.
  */
-function MainMenu({ items, path, onSignOut }: { items: NavItem[]; path: string; onSignOut: () => void }) {
+function MainMenu({ items, path, canSwitchWorkspace, onSignOut }: { items: NavItem[]; path: string; canSwitchWorkspace: boolean; onSignOut: () => void }) {
   const [isOpen, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
+  const workspace = useWorkspace();
+  const shown = items.filter((item) => !item.need || (workspace && hasRole(workspace.role, item.need)));
   useEffect(() => setOpen(false), [path]);
   useEffect(() => {
     if (!isOpen) return;
-    panel.current?.querySelector<HTMLElement>("a, button")?.focus();
+    panel.current?.querySelector<HTMLElement>("nav a")?.focus();
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape") return;
       setOpen(false);
@@ -71,9 +83,10 @@ function MainMenu({ items, path, onSignOut }: { items: NavItem[]; path: string; 
         Menu
       </button>
       <div ref={panel} id="main-menu" className="top-menu" data-open={isOpen}>
+        <WorkspaceSwitcher canSwitch={canSwitchWorkspace} />
         <nav aria-label="Main">
           <ul>
-            {items.map((item) => (
+            {shown.map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.isCurrent(path) ? "page" : undefined} onClick={() => setOpen(false)}>
                   {item.label}
@@ -145,13 +158,27 @@ function Screens({ me }: { me: Me }) {
     <Routes>
       <Route index element={<LinksScreen />} />
       <Route path="links" element={<LinksScreen />} />
-      <Route path="links/new" element={<LinkEditorScreen id={null} />} />
-      <Route path="links/:id/edit" element={<WithLinkId render={(id) => <LinkEditorScreen id={id} />} />} />
+      <Route
+        path="links/new"
+        element={
+          <RoleGate need="editor">
+            <LinkEditorScreen id={null} />
+          </RoleGate>
+        }
+      />
+      <Route
+        path="links/:id/edit"
+        element={
+          <RoleGate need="editor">
+            <WithLinkId render={(id) => <LinkEditorScreen id={id} />} />
+          </RoleGate>
+        }
+      />
       <Route path="links/:id" element={<WithLinkId render={(id) => <LinkDetailScreen id={id} />} />} />
       <Route
         path="analytics"
         element={
-          <Suspense fallback={<p aria-live="polite">Loading…</p>}>
+          <Suspense fallback={loading}>
             <AnalyticsScreen />
           </Suspense>
         }
@@ -159,9 +186,38 @@ function Screens({ me }: { me: Me }) {
       <Route path="domains" element={<DomainsScreen />} />
       <Route path="spaces" element={<SpacesScreen />} />
       <Route path="pixels" element={<PixelsScreen />} />
-      <Route path="imports" element={<ImportsScreen />} />
-      <Route path="webhooks" element={<WebhooksScreen />} />
-      <Route path="account/keys" element={<ApiKeysScreen scopes={me.scopes} />} />
+      <Route
+        path="imports"
+        element={
+          <RoleGate need="editor">
+            <ImportsScreen />
+          </RoleGate>
+        }
+      />
+      <Route
+        path="webhooks"
+        element={
+          <RoleGate need="admin">
+            <WebhooksScreen />
+          </RoleGate>
+        }
+      />
+      <Route
+        path="members"
+        element={
+          <Suspense fallback={loading}>
+            <MembersScreen me={me} />
+          </Suspense>
+        }
+      />
+      <Route
+        path="account/keys"
+        element={
+          <RoleGate need="admin">
+            <ApiKeysScreen scopes={me.scopes} />
+          </RoleGate>
+        }
+      />
       <Route path="account" element={<AccountScreen me={me} />} />
       <Route path="users" element={me.role === "admin" ? <UsersScreen me={me} /> : <NotFound />} />
       <Route path="*" element={<NotFound />} />
@@ -181,13 +237,24 @@ export function App() {
   const onSignedIn = (signedIn: Me) => {
     setCsrfToken(signedIn.csrf_token);
     queryClient.setQueryData(trpc.auth.me.queryKey(), signedIn);
+    // The sign-in's answer is the account; auth.me adds what the session may do (scopes, switching).
+    void queryClient.invalidateQueries({ queryKey: trpc.auth.me.queryKey() });
   };
+  // An invitation link's page (CONTRACT §24) opens signed in or not: it offers an account to someone new.
+  const inviteToken = /^\/invite\/([^/]+)\/?$/.exec(path)?.[1];
 
   if (me.isPending) {
     return (
       <main id="main" className="center">
         <p aria-live="polite">Loading…</p>
       </main>
+    );
+  }
+  if (inviteToken && (me.data || isUnauthorized(me.error))) {
+    return (
+      <Suspense fallback={<main className="center">{loading}</main>}>
+        <InviteScreen token={inviteToken} me={me.data ?? null} signIn={<SignInScreen onSignedIn={onSignedIn} />} />
+      </Suspense>
     );
   }
   if (me.isError) {
@@ -220,7 +287,12 @@ export function App() {
         <Link to="/" className="brand">
           Shortener
         </Link>
-        <MainMenu items={me.data.role === "admin" ? [...NAV.slice(0, -1), ADMIN_NAV, ...NAV.slice(-1)] : NAV} path={path} onSignOut={() => void doSignOut()} />
+        <MainMenu
+          items={me.data.role === "admin" ? [...NAV.slice(0, -1), ADMIN_NAV, ...NAV.slice(-1)] : NAV}
+          path={path}
+          canSwitchWorkspace={me.data.can_switch_workspace}
+          onSignOut={() => void doSignOut()}
+        />
       </header>
       <main id="main" tabIndex={-1}>
         <ScrollToTopOnNavigate />

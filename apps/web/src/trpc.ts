@@ -1,6 +1,7 @@
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
+import type { WorkspaceRole } from "@shortener/vocabulary";
 // The router's type only (docs/adr/0028-dashboard.md): nothing of the API's code reaches the bundle.
 import type { AppRouter } from "@shortener/api";
 
@@ -58,6 +59,41 @@ export async function signIn(body: { email: string; password: string } | { api_k
   if (res.status === 401) return { ok: false, message: "api_key" in body ? "That key is not valid, or its user already has a password." : "Wrong email or password." };
   const json = (await res.json().catch(() => null)) as { message?: unknown } | null;
   return { ok: false, message: typeof json?.message === "string" ? json.message : "Signing in failed." };
+}
+
+/** What an invitation link leads to (`POST /app/invitations/preview`, public): shown before it is accepted. */
+export type InvitationPreview = { workspace: { id: number; name: string }; role: WorkspaceRole; email: string | null; invited_by: string | null; expires_at: string };
+
+/** The answer of a public JSON route of /app/: its `data`, or the API's message (a 422's first field message) and field errors. */
+async function postAppJson<T>(path: string, body: unknown): Promise<{ ok: true; data: T } | { ok: false; message: string; fieldErrors: Record<string, string[]> }> {
+  let res: Response;
+  try {
+    res = await fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" });
+  } catch {
+    return { ok: false, message: "The request did not reach the server. Check the connection and try again.", fieldErrors: {} };
+  }
+  const json = (await res.json().catch(() => null)) as { data?: T; message?: unknown } | null;
+  if (res.ok && json?.data !== undefined) return { ok: true, data: json.data };
+  if (res.status === 429) return { ok: false, message: `Too many attempts. Try again in ${res.headers.get("retry-after") ?? "a few"} seconds.`, fieldErrors: {} };
+  const message = json?.message;
+  if (message !== null && typeof message === "object") {
+    const fieldErrors = message as Record<string, string[]>;
+    return { ok: false, message: Object.values(fieldErrors)[0]?.[0] ?? "The request was refused.", fieldErrors };
+  }
+  return { ok: false, message: typeof message === "string" ? message : `The request failed (HTTP ${res.status}).`, fieldErrors: {} };
+}
+
+/** `POST /app/invitations/preview`: where an invitation link leads, or why it no longer works. */
+export function previewInvitation(token: string) {
+  return postAppJson<InvitationPreview>("/app/invitations/preview", { token });
+}
+
+/**
+ * `POST /app/invitations/accept`: a new person's account (name, email, password) with the membership,
+ * signed in like `/app/session` (the cookie, the CSRF token), acting in the workspace joined (docs/teams.md).
+ */
+export function signUpWithInvitation(body: { token: string; name: string; email: string; password: string }) {
+  return postAppJson<{ csrf_token: string }>("/app/invitations/accept", body);
 }
 
 export async function signOut(): Promise<void> {

@@ -10,3 +10,4 @@ export { PIXEL_TYPES, type PixelType } from "./pixels.ts";
 export { API_KEY_SCOPES, type Scope } from "./scopes.ts";
 export { GROUP_OF_TYPE, PLATFORMS, TARGET_GROUPS, TARGET_TYPE_VALUES, TARGET_TYPES, type Platform, type TargetGroup, type TargetType } from "./targeting.ts";
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhooks.ts";
+export { WORKSPACE_ROLES, type WorkspaceRole } from "./workspaces.ts";

@@ -9,11 +9,16 @@ import { toDeletedJson } from "./lists.ts";
  * (`/app/session`: they set and clear the cookie); these work with a session or a key alike.
  */
 export const authRouter = router({
-  /** The account, whether it has a password, and the session's CSRF token (null with a bearer key). */
+  /**
+   * The account, whether it has a password, and the session's CSRF token (null with a bearer key).
+   * `can_switch_workspace`: whether `workspaces.switch` can move this caller (a dashboard session opened
+   * with a password; not a bearer key nor a session opened with one, CONTRACT §24).
+   */
   me: scoped("account", "viewer").query(async ({ ctx }) => {
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx: ctx.core }), hasPassword({ ctx: ctx.core })]);
     // The scopes the caller holds, so the dashboard offers only what a session opened with a key may do.
-    return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: ctx.session?.csrfToken ?? null, scopes: [...ctx.scopes] };
+    const canSwitchWorkspace = ctx.session !== null && !ctx.session.isKeyOpened;
+    return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: ctx.session?.csrfToken ?? null, scopes: [...ctx.scopes], can_switch_workspace: canSwitchWorkspace };
   }),
   /**
    * Sets the password (the current one is needed once one is set). A `current_password` is a guess at

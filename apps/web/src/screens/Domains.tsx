@@ -2,8 +2,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { fieldErrorsOf, messageOf, useTRPC, type Domain } from "../trpc.ts";
 import { copyText, ErrorBanner, Field } from "../ui.tsx";
+import { useCan } from "../workspace.ts";
 
-function Verification({ domain }: { domain: Domain }) {
+function Verification({ domain, canVerify }: { domain: Domain; canVerify: boolean }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [copied, setCopied] = useState<string | null>(null);
@@ -35,16 +36,19 @@ function Verification({ domain }: { domain: Domain }) {
         </dd>
       </dl>
       <ErrorBanner message={verify.error ? messageOf(verify.error) : null} />
-      <button type="button" onClick={() => verify.mutate({ id: domain.id })} disabled={verify.isPending}>
-        {verify.isPending ? "Looking the record up…" : `Verify ${domain.name}`}
-      </button>
+      {canVerify ? (
+        <button type="button" onClick={() => verify.mutate({ id: domain.id })} disabled={verify.isPending}>
+          {verify.isPending ? "Looking the record up…" : `Verify ${domain.name}`}
+        </button>
+      ) : null}
     </div>
   );
 }
 
-/** Domains: add one, publish its verification record, verify it; delete (with its links). */
+/** Domains: add one, publish its verification record, verify it; delete (with its links). Changes: admins and owners (CONTRACT §24). */
 export function DomainsScreen() {
   const trpc = useTRPC();
+  const canChange = useCan("admin");
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
   const domains = useQuery(trpc.domains.list.queryOptions({ per_page: 100, sort_by: "name", sort: "asc" }));
@@ -59,14 +63,18 @@ export function DomainsScreen() {
   return (
     <section aria-labelledby="domains-title">
       <h1 id="domains-title">Domains</h1>
-      <form className="inline-form" onSubmit={submit} aria-label="Add a domain">
-        <Field label="New domain" errors={errors.name ?? (create.error && !Object.keys(errors).length ? [messageOf(create.error)] : undefined)}>
-          {(p) => <input {...p} name="name" value={name} required onChange={(e) => setName(e.target.value)} placeholder="links.example.com" />}
-        </Field>
-        <button type="submit" disabled={create.isPending}>
-          Add domain
-        </button>
-      </form>
+      {canChange ? (
+        <form className="inline-form" onSubmit={submit} aria-label="Add a domain">
+          <Field label="New domain" errors={errors.name ?? (create.error && !Object.keys(errors).length ? [messageOf(create.error)] : undefined)}>
+            {(p) => <input {...p} name="name" value={name} required onChange={(e) => setName(e.target.value)} placeholder="links.example.com" />}
+          </Field>
+          <button type="submit" disabled={create.isPending}>
+            Add domain
+          </button>
+        </form>
+      ) : (
+        <p className="muted">Admins and owners of the workspace add, verify and delete its domains.</p>
+      )}
       <ErrorBanner message={domains.error ? messageOf(domains.error) : remove.error ? messageOf(remove.error) : null} />
       <ul className="cards">
         {domains.data?.data.map((d) => (
@@ -75,10 +83,12 @@ export function DomainsScreen() {
               <h2>{d.name}</h2>
               <span className={`badge ${d.verified ? "status-1" : "status-2"}`}>{d.verified ? "Verified" : "Unverified"}</span>
             </div>
-            <Verification domain={d} />
-            <button type="button" className="danger ghost" onClick={() => window.confirm(`Delete ${d.name} and every link on it?`) && remove.mutate({ id: d.id })} aria-label={`Delete ${d.name}`}>
-              Delete
-            </button>
+            <Verification domain={d} canVerify={canChange} />
+            {canChange ? (
+              <button type="button" className="danger ghost" onClick={() => window.confirm(`Delete ${d.name} and every link on it?`) && remove.mutate({ id: d.id })} aria-label={`Delete ${d.name}`}>
+                Delete
+              </button>
+            ) : null}
           </li>
         ))}
       </ul>

@@ -4,6 +4,7 @@ import { Link, useNavigate } from "react-router";
 import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
 import { messageOf, useTRPC } from "../trpc.ts";
 import { copyText, ErrorBanner } from "../ui.tsx";
+import { useCan } from "../workspace.ts";
 
 // One link's analytics is its own chunk (with the analytics screen's parts), loaded with this screen.
 const LinkAnalytics = lazy(() => import("../analytics/LinkAnalytics.tsx").then((m) => ({ default: m.LinkAnalytics })));
@@ -12,6 +13,7 @@ const LinkAnalytics = lazy(() => import("../analytics/LinkAnalytics.tsx").then((
 export function LinkDetailScreen({ id }: { id: number }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const canEdit = useCan("editor");
   const [copied, setCopied] = useState(false);
   const link = useQuery(trpc.links.get.queryOptions({ id }));
   const qr = useQuery(trpc.links.qr.queryOptions({ id, format: "svg", size: 256 }));
@@ -42,14 +44,16 @@ export function LinkDetailScreen({ id }: { id: number }) {
     <section aria-labelledby="link-title">
       <div className="title-row">
         <h1 id="link-title">{l.title ?? l.alias}</h1>
-        <div className="actions">
-          <Link to={`/links/${id}/edit`} className="button">
-            Edit
-          </Link>
-          <button type="button" className="danger" onClick={() => window.confirm("Delete this link?") && remove.mutate({ id })}>
-            Delete
-          </button>
-        </div>
+        {canEdit ? (
+          <div className="actions">
+            <Link to={`/links/${id}/edit`} className="button">
+              Edit
+            </Link>
+            <button type="button" className="danger" onClick={() => window.confirm("Delete this link?") && remove.mutate({ id })}>
+              Delete
+            </button>
+          </div>
+        ) : null}
       </div>
       <ErrorBanner message={remove.error ? messageOf(remove.error) : null} />
       <div className="detail">

@@ -3,14 +3,16 @@ import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { messageOf, useTRPC } from "../trpc.ts";
 import { ErrorBanner, Pager, useDebounced } from "../ui.tsx";
+import { useCan } from "../workspace.ts";
 import { BulkActions } from "./links/BulkActions.tsx";
 import { FilterForm } from "./links/FilterForm.tsx";
 import { INITIAL_FILTERS, listInputOf, withFilter, type LinkFilters } from "./links/link-filters.ts";
 import { LinksTable } from "./links/LinksTable.tsx";
 
-/** The links list: every filter of CONTRACT §5, sort, paging, search as you type, and bulk actions. */
+/** The links list: every filter of CONTRACT §5, sort, paging, search as you type, and bulk actions (editors and above). */
 export function LinksScreen() {
   const trpc = useTRPC();
+  const canEdit = useCan("editor");
   const [filters, setFilters] = useState<LinkFilters>(INITIAL_FILTERS);
   const search = useDebounced(filters.search, 250);
   const set = <K extends keyof LinkFilters>(key: K, value: LinkFilters[K]) => setFilters((f) => withFilter(f, key, value));
@@ -25,15 +27,17 @@ export function LinksScreen() {
     <section aria-labelledby="links-title">
       <div className="title-row">
         <h1 id="links-title">Links</h1>
-        <Link to="/links/new" className="button">
-          New link
-        </Link>
+        {canEdit ? (
+          <Link to="/links/new" className="button">
+            New link
+          </Link>
+        ) : null}
       </div>
       <FilterForm filters={filters} set={set} />
-      <BulkActions selected={selected} />
+      {canEdit ? <BulkActions selected={selected} /> : null}
       <ErrorBanner message={list.error ? messageOf(list.error) : null} />
       <div className="table-wrap">
-        <LinksTable rows={rows} total={meta?.total} selected={selected} onSelect={setSelected} />
+        <LinksTable rows={rows} total={meta?.total} selected={selected} onSelect={setSelected} canEdit={canEdit} />
         {list.isPending ? <p aria-live="polite">Loading…</p> : rows.length === 0 ? <p className="empty">No links match.</p> : null}
       </div>
       <Pager meta={meta} page={filters.page} onPage={(next) => set("page", next)} summary={meta ? ` · ${meta.total} links` : ""} isAlwaysShown />

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from "react";
 import { PIXEL_TYPES, type PixelType } from "@shortener/vocabulary";
 import { fieldErrorsOf, messageOf, useTRPC } from "../trpc.ts";
 import { ErrorBanner, Field } from "../ui.tsx";
+import { useCan } from "../workspace.ts";
 
 /** CONTRACT §9's pixel types (the compiler checks each against the API's input type). */
 
@@ -10,6 +11,7 @@ import { ErrorBanner, Field } from "../ui.tsx";
 export function PixelsScreen() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const canEdit = useCan("editor");
   const [name, setName] = useState("");
   const [type, setType] = useState<PixelType>("facebook");
   const [value, setValue] = useState("");
@@ -25,27 +27,31 @@ export function PixelsScreen() {
   return (
     <section aria-labelledby="pixels-title">
       <h1 id="pixels-title">Pixels</h1>
-      <form className="inline-form" onSubmit={submit} aria-label="Add a pixel">
-        <Field label="Pixel name" errors={errors.name}>
-          {(p) => <input {...p} name="name" value={name} required onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label="Type" errors={errors.type}>
-          {(p) => (
-            <select {...p} value={type} onChange={(e) => setType(e.target.value as PixelType)}>
-              {PIXEL_TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Pixel id" errors={errors.value}>
-          {(p) => <input {...p} name="value" value={value} required onChange={(e) => setValue(e.target.value)} />}
-        </Field>
-        <button type="submit" disabled={create.isPending}>
-          Add pixel
-        </button>
-      </form>
-      <ErrorBanner message={pixels.error ? messageOf(pixels.error) : remove.error ? messageOf(remove.error) : null} />
+      {canEdit ? (
+        <form className="inline-form" onSubmit={submit} aria-label="Add a pixel">
+          <Field label="Pixel name" errors={errors.name}>
+            {(p) => <input {...p} name="name" value={name} required onChange={(e) => setName(e.target.value)} />}
+          </Field>
+          <Field label="Type" errors={errors.type}>
+            {(p) => (
+              <select {...p} value={type} onChange={(e) => setType(e.target.value as PixelType)}>
+                {PIXEL_TYPES.map((t) => (
+                  <option key={t}>{t}</option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Pixel id" errors={errors.value}>
+            {(p) => <input {...p} name="value" value={value} required onChange={(e) => setValue(e.target.value)} />}
+          </Field>
+          <button type="submit" disabled={create.isPending}>
+            Add pixel
+          </button>
+        </form>
+      ) : (
+        <p className="muted">Editors, admins and owners of the workspace add and delete its pixels.</p>
+      )}
+      <ErrorBanner message={pixels.error ? messageOf(pixels.error) : remove.error ? messageOf(remove.error) : create.error && !Object.keys(errors).length ? messageOf(create.error) : null} />
       <ul className="plain-list">
         {pixels.data?.data.map((x) => (
           <li key={x.id}>
@@ -55,9 +61,11 @@ export function PixelsScreen() {
                 ({x.type}: <code>{x.value}</code>)
               </span>
             </span>
-            <button type="button" className="danger ghost" onClick={() => window.confirm(`Delete the pixel ${x.name}?`) && remove.mutate({ id: x.id })} aria-label={`Delete ${x.name}`}>
-              Delete
-            </button>
+            {canEdit ? (
+              <button type="button" className="danger ghost" onClick={() => window.confirm(`Delete the pixel ${x.name}?`) && remove.mutate({ id: x.id })} aria-label={`Delete ${x.name}`}>
+                Delete
+              </button>
+            ) : null}
           </li>
         ))}
       </ul>

@@ -4,8 +4,20 @@ import type { Outputs } from "../../trpc.ts";
 
 type Row = Outputs["links"]["list"]["data"][number];
 
-/** One page of links, each with a checkbox for the bulk actions (and one for the whole page). */
-export function LinksTable({ rows, total, selected, onSelect }: { rows: Row[]; total: number | undefined; selected: ReadonlySet<number>; onSelect: (next: Set<number>) => void }) {
+/** One page of links, each with a checkbox for the bulk actions (and one for the whole page) and Edit: for editors and above (`canEdit`). */
+export function LinksTable({
+  rows,
+  total,
+  selected,
+  onSelect,
+  canEdit,
+}: {
+  rows: Row[];
+  total: number | undefined;
+  selected: ReadonlySet<number>;
+  onSelect: (next: Set<number>) => void;
+  canEdit: boolean;
+}) {
   const isAllSelected = rows.length > 0 && rows.every((r) => selected.has(r.id));
   const toggle = (id: number, isChecked: boolean) => {
     const next = new Set(selected);
@@ -14,30 +26,36 @@ export function LinksTable({ rows, total, selected, onSelect }: { rows: Row[]; t
     onSelect(next);
   };
   return (
-    <table className="links">
+    <table className={canEdit ? "links" : "links read-only"}>
       <caption className="visually-hidden">Your links{total !== undefined ? `, ${total} in all` : ""}</caption>
       <thead>
         <tr>
-          <th scope="col">
-            <input type="checkbox" aria-label="Select every link on this page" checked={isAllSelected} onChange={(e) => onSelect(e.target.checked ? new Set(rows.map((r) => r.id)) : new Set())} />
-          </th>
+          {canEdit ? (
+            <th scope="col">
+              <input type="checkbox" aria-label="Select every link on this page" checked={isAllSelected} onChange={(e) => onSelect(e.target.checked ? new Set(rows.map((r) => r.id)) : new Set())} />
+            </th>
+          ) : null}
           <th scope="col">Link</th>
           <th scope="col">Destination</th>
           <th scope="col">Status</th>
           <th scope="col" className="num">
             Clicks
           </th>
-          <th scope="col">
-            <span className="visually-hidden">Actions</span>
-          </th>
+          {canEdit ? (
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          ) : null}
         </tr>
       </thead>
       <tbody>
         {rows.map((link) => (
           <tr key={link.id}>
-            <td>
-              <input type="checkbox" aria-label={`Select ${link.alias}`} checked={selected.has(link.id)} onChange={(e) => toggle(link.id, e.target.checked)} />
-            </td>
+            {canEdit ? (
+              <td>
+                <input type="checkbox" aria-label={`Select ${link.alias}`} checked={selected.has(link.id)} onChange={(e) => toggle(link.id, e.target.checked)} />
+              </td>
+            ) : null}
             <td data-label="Link">
               <Link to={`/links/${link.id}`}>{link.title ?? link.alias}</Link>
               <div className="muted small">{link.short_url}</div>
@@ -51,11 +69,13 @@ export function LinksTable({ rows, total, selected, onSelect }: { rows: Row[]; t
             <td data-label="Clicks" className="num">
               {link.clicks}
             </td>
-            <td>
-              <Link to={`/links/${link.id}/edit`} aria-label={`Edit ${link.alias}`}>
-                Edit
-              </Link>
-            </td>
+            {canEdit ? (
+              <td>
+                <Link to={`/links/${link.id}/edit`} aria-label={`Edit ${link.alias}`}>
+                  Edit
+                </Link>
+              </td>
+            ) : null}
           </tr>
         ))}
       </tbody>
