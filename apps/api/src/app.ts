@@ -24,6 +24,7 @@ import { importRoutes } from "./routes/imports.ts";
 import { linkToolRoutes } from "./routes/link-tools.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { sessionRoutes } from "./routes/session.ts";
+import { ssoRoutes } from "./routes/sso.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { tlsAskRoutes } from "./routes/tls-ask.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
@@ -240,6 +241,8 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   await registerTrpc(app, { deps, guard, sessionGuard, failedTries, router: appRouter, prefix: "/trpc", qr });
   // The dashboard (CONTRACT §19): its sign-in and sign-out, and its static files.
   sessionRoutes(app, deps, failedTries, sessionGuard);
+  // Single sign-on with OpenID Connect (CONTRACT §24, docs/sso.md).
+  ssoRoutes(app, deps);
   dashboardRoutes(app, deps.config.dashboardDir);
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
   publicStatsRoutes(app, deps, serializers, keys, failedTries);

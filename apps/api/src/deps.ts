@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "@shortener/db";
 import type { FailedTries } from "@shortener/web-guard";
+import type { OidcSettings } from "./sso/oidc-client.ts";
 
 export type ApiConfig = {
   /** Scheme of `short_url` and domain `url`; undefined: https, except http for localhost and IP addresses. */
@@ -44,6 +45,8 @@ export type ApiConfig = {
   dashboardDir: string | undefined;
   /** The release `/healthz` reports (CONTRACT §22): the launcher passes the root package.json's version. */
   version: string;
+  /** Single sign-on for the dashboard (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET; docs/sso.md); undefined: off. */
+  oidc: OidcSettings | undefined;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -67,6 +70,7 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   dashboardDir: undefined,
   /** For tests only: the launcher always passes the release's version (launcher/src/version.ts). */
   version: "0.0.0-test",
+  oidc: undefined,
 };
 
 /** One answered API request, as the access log and the metrics see it: never the key, the query string or the body. */

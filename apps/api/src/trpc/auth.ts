@@ -9,11 +9,11 @@ import { toDeletedJson } from "./lists.ts";
  * (`/app/session`: they set and clear the cookie); these work with a session or a key alike.
  */
 export const authRouter = router({
-  /** The account, whether it has a password, and the session's CSRF token (null with a bearer key). */
+  /** The account, whether it has a password, whether the session came through single sign-on, and its CSRF token (null with a bearer key). */
   me: scoped("account").query(async ({ ctx }) => {
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx: ctx.core }), hasPassword({ ctx: ctx.core })]);
     // The scopes the caller holds, so the dashboard offers only what a session opened with a key may do.
-    return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: ctx.session?.csrfToken ?? null, scopes: [...ctx.scopes] };
+    return { ...toUserJson(user), has_password: isPasswordSet, is_sso: ctx.session?.isSso ?? false, csrf_token: ctx.session?.csrfToken ?? null, scopes: [...ctx.scopes] };
   }),
   /**
    * Sets the password (the current one is needed once one is set). A `current_password` is a guess at

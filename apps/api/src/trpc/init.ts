@@ -24,7 +24,7 @@ export type TrpcContext = {
   domains: DomainVerbs;
   webhookOptions: WebhookTargetOptions;
   qr: QrCache;
-  session: { id: number; csrfToken: string } | null;
+  session: { id: number; csrfToken: string; isSso: boolean } | null;
   beginPasswordTry(email: string): Promise<PasswordTry>;
 };
 
