@@ -33,6 +33,8 @@ export async function startTestProvider(options: { redirectUris: string[]; accou
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name", "preferred_username"] },
     cookies: { keys: ["oidc-provider test cookie key, not a secret"] },
     pkce: { required: () => true },
+    // Lifetimes of its own (the library's defaults print a notice each), short as a test needs.
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 3600, IdToken: 600, Interaction: 600, Session: 3600 },
     features: { devInteractions: { enabled: true } },
     findAccount: (_ctx: unknown, id: string) => {
       const account = accounts.get(id);
