@@ -350,6 +350,13 @@ describe("a workspace that requires single sign-on", () => {
     expect(refused).toMatchObject({ status: 403, body: { code: "sso_required", message: expect.stringContaining("requires single sign-on") }, cookie: undefined });
     // A wrong password is still just a wrong password: the requirement is told only to who knows it.
     expect((await passwordSignIn(server.base, MEMBER.email, "not the password")).status).toBe(401);
+    // The one-time sign-in with an API key (a member without a password) is refused the same way.
+    const keyOnly = await insertUserWithWorkspace(db(), { email: `key-only-${run}@example.test`, name: "Key Only" });
+    await db().insert(workspaceMembers).values({ workspaceId: teamId, userId: keyOnly.id, role: "viewer" });
+    const keyOnlyKey = await issueApiKey(db(), keyOnly.id, keyOnly.workspaceId);
+    const keySignIn = await fetch(`${server.base}/app/session`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ api_key: keyOnlyKey }) });
+    expect(keySignIn.status).toBe(403);
+    expect(((await keySignIn.json()) as { code: string }).code).toBe("sso_required");
     // The instance admin: break-glass while the provider is down.
     const breakGlass = await passwordSignIn(server.base, adminEmail, PASSWORD);
     expect(breakGlass.status).toBe(200);
