@@ -7,7 +7,7 @@ const PENDING = { state: "s".repeat(43), nonce: "n".repeat(43), verifier: "v".re
 const AT = new Date("2026-11-27T10:00:00Z");
 const later = (ms: number) => new Date(AT.getTime() + ms);
 /** The `name=value` a browser sends back of a Set-Cookie line. */
-const sent = (setCookie: string) => setCookie.split(";", 1)[0];
+const sent = (setCookie: string) => setCookie.split(";", 1)[0] ?? "";
 
 describe("the pending sign-in cookie", () => {
   it("reads back what was written, until its 10 minutes are over", () => {
