@@ -11,7 +11,7 @@ import { dashboardDir } from "@shortener/web";
 import { loggableError, openFailedTries } from "@shortener/web-guard";
 import { createAccessLog } from "./access-log.ts";
 import { EMBEDDED_SETTINGS, needsInitdb } from "./embedded.ts";
-import type { Env } from "./env.ts";
+import { oidcSettingsOf, type Env } from "./env.ts";
 import { lockDataDir } from "./lock.ts";
 import { createMetrics, serveMetrics, type Metrics } from "./metrics.ts";
 import { reasonOf, redactUrl, StartError } from "./start-errors.ts";
@@ -41,6 +41,8 @@ export type StartOptions = {
    * in a child process, see embedded.ts). Omitted, this process creates it itself.
    */
   prepareEmbedded?: (dataDir: string) => Promise<void>;
+  /** The built dashboard to serve at /app/; omitted: apps/web's `dist/` (a browser test may build its own copy elsewhere). */
+  dashboardDir?: string;
 };
 
 async function openEmbedded(dataDir: string, prepare: StartOptions["prepareEmbedded"]): Promise<Database> {
@@ -219,11 +221,12 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
           reservedHosts: env.RESERVED_HOSTS,
           webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
           // The dashboard's build (apps/web), served at /app/ (CONTRACT §19).
-          dashboardDir,
+          dashboardDir: opts.dashboardDir ?? dashboardDir,
           version,
           // Workspace invitations are mailed when SMTP_URL is set (docs/teams.md).
           smtpUrl: env.SMTP_URL,
           mailFrom: env.MAIL_FROM,
+          oidc: oidcSettingsOf(env),
         },
         ...(enqueue ? { enqueueImport: (jobId: number) => enqueue.enqueue(jobId) } : {}),
         ...(backup ? { backup } : {}),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEnv } from "../src/env.ts";
+import { oidcSettingsOf, parseEnv } from "../src/env.ts";
 
 describe("settings (CONTRACT §13)", () => {
   it("has the documented defaults", () => {
@@ -73,5 +73,51 @@ describe("settings (CONTRACT §13)", () => {
     }
     expect(message).toMatch(new RegExp(`^Invalid setting ${name}: `));
     expect(message).not.toContain("\n");
+  });
+});
+
+describe("single sign-on settings (OIDC_*, docs/sso.md)", () => {
+  const ALL = { OIDC_ISSUER: "https://sso.example.com/realms/acme", OIDC_CLIENT_ID: "shortener", OIDC_CLIENT_SECRET: "s3cr3t~value.with-signs_" };
+
+  it("all three set: single sign-on is on; none: off", () => {
+    expect(oidcSettingsOf(parseEnv(ALL))).toEqual({ issuer: ALL.OIDC_ISSUER, clientId: "shortener", clientSecret: ALL.OIDC_CLIENT_SECRET });
+    expect(oidcSettingsOf(parseEnv({}))).toBeUndefined();
+    expect(oidcSettingsOf(parseEnv({ OIDC_ISSUER: "", OIDC_CLIENT_ID: "", OIDC_CLIENT_SECRET: "" }))).toBeUndefined();
+  });
+
+  it.each([
+    ["only the issuer", { OIDC_ISSUER: ALL.OIDC_ISSUER }, "OIDC_CLIENT_ID", "OIDC_ISSUER is set"],
+    ["no secret", { OIDC_ISSUER: ALL.OIDC_ISSUER, OIDC_CLIENT_ID: "shortener" }, "OIDC_CLIENT_SECRET", "OIDC_ISSUER and OIDC_CLIENT_ID are set"],
+    ["no issuer", { OIDC_CLIENT_ID: "shortener", OIDC_CLIENT_SECRET: "x" }, "OIDC_ISSUER", "OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set"],
+    ["only the secret", { OIDC_CLIENT_SECRET: "x" }, "OIDC_ISSUER", "OIDC_CLIENT_SECRET is set"],
+  ])("set in part (%s): the start stops with one line naming the first one missing", (_, source, missing, set) => {
+    expect(() => parseEnv(source)).toThrow(new RegExp(`^Invalid setting ${missing}: single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET together, and ${set} without it\\.$`));
+  });
+
+  it.each([
+    ["OIDC_ISSUER", "sso.example.com"],
+    ["OIDC_ISSUER", "http://sso.example.com"],
+    ["OIDC_ISSUER", "http://10.0.0.5:8080"],
+    ["OIDC_ISSUER", "https://sso.example.com/?tenant=1"],
+    ["OIDC_ISSUER", "https://sso.example.com/#x"],
+    ["OIDC_ISSUER", "https://user:pw@sso.example.com"],
+    ["OIDC_ISSUER", "ftp://sso.example.com"],
+    ["OIDC_CLIENT_ID", "has space"],
+    ["OIDC_CLIENT_ID", "x".repeat(256)],
+    ["OIDC_CLIENT_SECRET", "has\u0000nul"],
+  ])("%s=%j is refused, naming it", (name, value) => {
+    expect(() => parseEnv({ ...ALL, [name]: value })).toThrow(new RegExp(`^Invalid setting ${name}: `));
+  });
+
+  it("http:// issuers only on loopback addresses (tests, local development)", () => {
+    for (const issuer of ["http://127.0.0.1:9000", "http://localhost:9000/realms/dev", "http://[::1]:9000"]) expect(parseEnv({ ...ALL, OIDC_ISSUER: issuer }).OIDC_ISSUER).toBe(issuer);
+  });
+
+  it("a bad secret is named with its length, never echoed", () => {
+    const secret = "leaked secret with spaces";
+    expect(() => parseEnv({ ...ALL, OIDC_CLIENT_SECRET: secret })).toThrow(
+      /^Invalid setting OIDC_CLIENT_SECRET: must be 1 to 1024 printable characters without spaces \(got 25 characters, not shown\)\.$/,
+    );
+    expect(() => parseEnv({ SECRET: "short" })).toThrow(/\(got 5 characters, not shown\)\.$/);
   });
 });

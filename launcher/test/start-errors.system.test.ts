@@ -49,6 +49,11 @@ describe("start errors: one line naming the setting", () => {
     ["a malformed PORT", { PORT: "abc" }, /^Invalid setting PORT: must be an integer from 1 to 65535 \(got "abc"\)\.$/],
     ["a malformed ACCESS_LOG", { ACCESS_LOG: "verbose" }, /^Invalid setting ACCESS_LOG: must be one of api, all, off \(got "verbose"\)\.$/],
     ["a malformed METRICS_PORT", { METRICS_PORT: "70000" }, /^Invalid setting METRICS_PORT: must be an integer from 1 to 65535 \(got "70000"\)\.$/],
+    [
+      "single sign-on set in part (docs/sso.md)",
+      { OIDC_ISSUER: "https://sso.example.com/realms/acme", OIDC_CLIENT_ID: "shortener" },
+      /^Invalid setting OIDC_CLIENT_SECRET: single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET together, and OIDC_ISSUER and OIDC_CLIENT_ID are set without it\.$/,
+    ],
   ])(
     "%s",
     async (_name, env, line) => {

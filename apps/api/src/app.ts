@@ -25,6 +25,7 @@ import { importRoutes } from "./routes/imports.ts";
 import { linkToolRoutes } from "./routes/link-tools.ts";
 import { resourceRoutes } from "./routes/resources.ts";
 import { sessionRoutes } from "./routes/session.ts";
+import { ssoRoutes } from "./routes/sso.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { tlsAskRoutes } from "./routes/tls-ask.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
@@ -257,6 +258,8 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
   sessionRoutes(app, deps, failedTries, sessionGuard);
   // A new person accepting an invitation link: their account, the membership, a session.
   invitationSignUpRoutes(app, deps, failedTries);
+  // Single sign-on with OpenID Connect (CONTRACT §24, docs/sso.md).
+  ssoRoutes(app, deps);
   dashboardRoutes(app, deps.config.dashboardDir);
   // The public stats page: outside /api/v1, so its privacy rules decide, not the API key hook.
   publicStatsRoutes(app, deps, serializers, keys, failedTries);

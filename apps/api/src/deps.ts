@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "@shortener/db";
 import type { FailedTries } from "@shortener/web-guard";
+import type { OidcSettings } from "./sso/oidc-client.ts";
 
 export type ApiConfig = {
   /** Scheme of `short_url` and domain `url`; undefined: https, except http for localhost and IP addresses. */
@@ -48,6 +49,8 @@ export type ApiConfig = {
   smtpUrl: string | undefined;
   /** MAIL_FROM: the sender of those mails; undefined: `no-reply@` the host of `publicUrl`. */
   mailFrom: string | undefined;
+  /** Single sign-on for the dashboard (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET; docs/sso.md); undefined: off. */
+  oidc: OidcSettings | undefined;
 };
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -73,6 +76,7 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   version: "0.0.0-test",
   smtpUrl: undefined,
   mailFrom: undefined,
+  oidc: undefined,
 };
 
 /** One answered API request, as the access log and the metrics see it: never the key, the query string or the body. */

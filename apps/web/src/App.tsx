@@ -269,7 +269,8 @@ export function App() {
       </main>
     );
   }
-  if (!me.data.has_password) return <SetPasswordScreen me={me.data} />;
+  // A single sign-on session needs no password; a first sign-in with an API key chooses one.
+  if (!me.data.has_password && !me.data.is_sso) return <SetPasswordScreen me={me.data} />;
 
   const doSignOut = async () => {
     await signOut();

@@ -95,6 +95,19 @@ export function previewInvitation(token: string) {
 export function signUpWithInvitation(body: { token: string; name: string; email: string; password: string }) {
   return postAppJson<{ csrf_token: string }>("/app/invitations/accept", body);
 }
+/** Which sign-ins the service offers: single sign-on when OIDC_* are set (`GET /app/session/providers`). */
+export async function signInProviders(): Promise<{ password: boolean; sso: boolean }> {
+  try {
+    const res = await fetch("/app/session/providers", { credentials: "same-origin" });
+    const json = (await res.json()) as { data?: { password?: unknown; sso?: unknown } };
+    return { password: json.data?.password !== false, sso: json.data?.sso === true };
+  } catch {
+    return { password: true, sso: false };
+  }
+}
+
+/** Where "Sign in with SSO" goes: the API starts the OpenID Connect flow and brings the browser back signed in. */
+export const SSO_START_URL = "/app/session/sso";
 
 export async function signOut(): Promise<void> {
   await fetch("/app/session", { method: "DELETE", headers: csrfHeaders(), credentials: "same-origin" });

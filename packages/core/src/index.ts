@@ -34,6 +34,8 @@ export {
   type SessionRow,
 } from "./sessions/sessions.ts";
 export { checkKeySignIn, checkPasswordSignIn, hasPassword, setPassword } from "./sessions/sign-in.ts";
+export { oidcSubjectOf, signInWithSso, SsoRefusedError, type SsoIdentity, type SsoOutcome, type SsoRefusal } from "./sessions/sign-in-with-sso.ts";
+export { isSsoRequiredOf, SSO_REQUIRED_MESSAGE } from "./sessions/sso-required.ts";
 export { bootstrap, type BootstrapResult } from "./setup/bootstrap.ts";
 export { getOrCreateSetting, resolveSecret } from "./setup/settings.ts";
 export { findDomainByHost, hostCandidates, type ServedDomain } from "./domains/find-domain-by-host.ts";

@@ -105,6 +105,24 @@ const reservedHosts = z.string().transform((value, ctx) => {
   return list;
 });
 
+/**
+ * An OpenID Connect issuer (docs/sso.md): an `https://` URL without query or fragment, or `http://` on
+ * a loopback address only (tests and local development; nothing else may carry sign-ins in the clear).
+ */
+const oidcIssuer = z.string().refine(
+  (value) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return false;
+    }
+    if (url.search || url.hash || url.username || url.password) return false;
+    return url.protocol === "https:" || (url.protocol === "http:" && ["127.0.0.1", "[::1]", "localhost"].includes(url.hostname));
+  },
+  { error: "must be the provider's https:// issuer URL, without query or fragment (http:// only on 127.0.0.1, [::1] or localhost)" },
+);
+
 export const SERVICE_NAMES = ["api", "redirect", "worker"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 /** `importer`, the worker role's former name, still means `worker` (issue #27). */
@@ -171,6 +189,16 @@ export const Settings = z.object({
     .string()
     .max(320, { error: "must be at most 320 characters" })
     .regex(/^(?:[^\x00-\x1f<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, { error: "must be an address or Name <address>" })
+    .optional(),
+  /** Single sign-on for the dashboard (CONTRACT §24, docs/sso.md): all three or none (the launcher checks). */
+  OIDC_ISSUER: oidcIssuer.optional(),
+  OIDC_CLIENT_ID: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, { error: "must be 1 to 255 printable characters without spaces" })
+    .optional(),
+  OIDC_CLIENT_SECRET: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,1024}$/, { error: "must be 1 to 1024 printable characters without spaces" })
     .optional(),
 });
 export type Settings = z.output<typeof Settings>;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, findSession, getAccount, hasPassword, type SessionKey } from "@shortener/core";
+import { checkKeySignIn, checkPasswordSignIn, createSession, deleteSession, findSession, getAccount, hasPassword, isSsoRequiredOf, SSO_REQUIRED_MESSAGE, type SessionKey } from "@shortener/core";
 import type { FailedTries } from "@shortener/web-guard";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, unauthenticated } from "../errors.ts";
@@ -11,7 +11,7 @@ import { toUserJson } from "../serialize/users.ts";
 
 /** The JSON the dashboard gets about who signed in: the account, whether a password is set, and the CSRF token. */
 export function sessionJson(user: Parameters<typeof toUserJson>[0], isPasswordSet: boolean, csrfToken: string) {
-  return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: csrfToken };
+  return { ...toUserJson(user), has_password: isPasswordSet, is_sso: false, csrf_token: csrfToken };
 }
 
 /** Sign-in and sign-out take JSON only: a cross-site form cannot send it (no CORS), so no login CSRF. */
@@ -27,6 +27,8 @@ function requireJson(request: FastifyRequest): void {
  * and sets the session cookie; `DELETE /app/session` signs this session out. Every sign-in is a try of
  * the client at `login`, counted before it is checked (CONTRACT §15): past 10 in 15 minutes, 429. A
  * password is a guess at its account too (`beginPasswordTry`): a few an hour, whatever the addresses.
+ * A member of a workspace that requires single sign-on gets a 403 `sso_required` instead of a session
+ * (the instance admin aside); single sign-on itself is `routes/sso.ts`.
  */
 export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: FailedTries, sessionGuard: SessionGuard): void {
   const sys = { db: deps.database.db, now: deps.now };
@@ -50,6 +52,9 @@ export function sessionRoutes(app: FastifyInstance, deps: ApiDeps, failedTries: 
       if (found) await passwordTry.succeeded();
     }
     if (!found) throw unauthenticated();
+    // A member of a workspace that requires single sign-on signs in with it (CONTRACT §24), the instance
+    // admin aside (break-glass: docs/sso.md). Told only once the password or key was right.
+    if (await isSsoRequiredOf(sys, found.userId)) throw new HttpError(403, "sso_required", SSO_REQUIRED_MESSAGE);
     const created = await createSession(sys, found.userId, request.headers["user-agent"], found.key ?? null);
     const opened = await findSession(sys, created.token);
     if (!opened) throw unauthenticated();

@@ -10,15 +10,23 @@ import { toDeletedJson } from "./lists.ts";
  */
 export const authRouter = router({
   /**
-   * The account, whether it has a password, and the session's CSRF token (null with a bearer key).
-   * `can_switch_workspace`: whether `workspaces.switch` can move this caller (a dashboard session opened
-   * with a password; not a bearer key nor a session opened with one, CONTRACT §24).
+   * The account, whether it has a password, whether the session came through single sign-on, and the
+   * session's CSRF token (null with a bearer key). `can_switch_workspace`: whether `workspaces.switch`
+   * can move this caller (a dashboard session opened with a password or SSO; not a bearer key nor a
+   * session opened with one, CONTRACT §24).
    */
   me: scoped("account", "viewer").query(async ({ ctx }) => {
     const [user, isPasswordSet] = await Promise.all([getAccount({ ctx: ctx.core }), hasPassword({ ctx: ctx.core })]);
     // The scopes the caller holds, so the dashboard offers only what a session opened with a key may do.
     const canSwitchWorkspace = ctx.session !== null && !ctx.session.isKeyOpened;
-    return { ...toUserJson(user), has_password: isPasswordSet, csrf_token: ctx.session?.csrfToken ?? null, scopes: [...ctx.scopes], can_switch_workspace: canSwitchWorkspace };
+    return {
+      ...toUserJson(user),
+      has_password: isPasswordSet,
+      is_sso: ctx.session?.isSso ?? false,
+      csrf_token: ctx.session?.csrfToken ?? null,
+      scopes: [...ctx.scopes],
+      can_switch_workspace: canSwitchWorkspace,
+    };
   }),
   /**
    * Sets the password (the current one is needed once one is set). A `current_password` is a guess at

@@ -26,8 +26,8 @@ export type TrpcContext = {
   domains: DomainVerbs;
   webhookOptions: WebhookTargetOptions;
   qr: QrCache;
-  /** `isKeyOpened`: the session was opened with an API key, so it stays in the key's workspace (CONTRACT §24). */
-  session: { id: number; csrfToken: string; isKeyOpened: boolean } | null;
+  /** `isKeyOpened`: the session was opened with an API key, so it stays in the key's workspace (CONTRACT §24); `isSso`: opened through single sign-on. */
+  session: { id: number; csrfToken: string; isKeyOpened: boolean; isSso: boolean } | null;
   beginPasswordTry(email: string): Promise<PasswordTry>;
   /** Mails workspace invitations (SMTP_URL), and the service's own address their links start with. */
   mailer: Mailer;

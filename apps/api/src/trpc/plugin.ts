@@ -55,7 +55,9 @@ export async function registerTrpc(
       // Nested deeper than REST takes: refused before tRPC parses the input (CONTRACT §15), like REST's parser.
       assertJsonDepth(typeof req.body === "string" ? req.body : null);
       if (req.method === "GET") assertJsonDepth(new URLSearchParams(req.url.slice(req.url.indexOf("?") + 1 || req.url.length)).get("input"));
-      const session = viaSession ? { id: viaSession.session.sessionId, csrfToken: viaSession.session.csrfToken, isKeyOpened: viaSession.session.apiKeyId !== null } : null;
+      const session = viaSession
+        ? { id: viaSession.session.sessionId, csrfToken: viaSession.session.csrfToken, isKeyOpened: viaSession.session.apiKeyId !== null, isSso: viaSession.session.isSso }
+        : null;
       return contextHandle({
         core: coreCtx(deps, auth, req),
         keyId: auth.keyId,

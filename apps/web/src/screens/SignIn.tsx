@@ -1,10 +1,20 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
-import { fieldErrorsOf, signIn, useTRPC, type Me } from "../trpc.ts";
+import { useEffect, useState, type FormEvent } from "react";
+import { fieldErrorsOf, signIn, signInProviders, SSO_START_URL, useTRPC, type Me } from "../trpc.ts";
 import { ErrorBanner, Field } from "../ui.tsx";
 
-/** Sign in with email and password, or — a user without a password — once with an API key. */
+/**
+ * Sign in with email and password, or — a user without a password — once with an API key; or with
+ * single sign-on when the service has it (docs/sso.md). Refusals show their message (a workspace that
+ * requires SSO: 403 `sso_required`).
+ */
 export function SignInScreen({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
+  const [hasSso, setHasSso] = useState(false);
+  useEffect(() => {
+    let isCurrent = true;
+    void signInProviders().then((providers) => isCurrent && setHasSso(providers.sso));
+    return () => void (isCurrent = false);
+  }, []);
   const [withKey, setWithKey] = useState(false);
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -27,6 +37,13 @@ export function SignInScreen({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       <form className="card narrow" onSubmit={(e) => void submit(e)} aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Sign in</h1>
         <ErrorBanner message={error} />
+        {hasSso ? (
+          <p>
+            <a className="button" href={SSO_START_URL}>
+              Sign in with SSO
+            </a>
+          </p>
+        ) : null}
         {withKey ? (
           <Field label="API key" hint="For a first sign-in only: you will choose a password next.">
             {(p) => <input {...p} name="api_key" type="password" autoComplete="off" required value={apiKey} onChange={(e) => setApiKey(e.target.value)} />}

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, gt, inArray, isNull, lte, ne, or, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { apiKeys, sessions, users, workspaceMembers, workspaces, type Db } from "@shortener/db";
 import type { Actor, SystemCtx, WorkspaceRole } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
@@ -14,7 +15,7 @@ export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
  * every scope and no end for a password sign-in), the key that opened it (null: the password), and the
  * CSRF token its mutations must echo (docs/adr/0033-session-bounds.md).
  */
-export type SessionAuth = Actor & { sessionId: number; csrfToken: string; expiresAt: Date; apiKeyId: number | null; bounds: Bounds };
+export type SessionAuth = Actor & { sessionId: number; csrfToken: string; expiresAt: Date; apiKeyId: number | null; bounds: Bounds; isSso: boolean };
 
 /** The key a session is opened with: its id, its scopes (null: every scope, a key of §9) and its expiry. */
 export type SessionKey = { id: number; scopes: Scope[] | null; expiresAt: Date | null };
@@ -57,8 +58,15 @@ export function sessionUserAgent(header: string | undefined | null): string | nu
 /**
  * A new session of `userId`: the token (for the cookie, shown once; stored as a hash) and its CSRF token.
  * Opened with a key (`key`), it keeps the key's id and scopes and ends no later than the key does.
+ * `isSso`: opened through single sign-on, so it may act in workspaces that require it (docs/sso.md).
  */
-export async function createSession(ctx: SystemCtx, userId: number, userAgent?: string | null, key: SessionKey | null = null): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
+export async function createSession(
+  ctx: SystemCtx,
+  userId: number,
+  userAgent?: string | null,
+  key: SessionKey | null = null,
+  options: { isSso?: boolean } = {},
+): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const csrfToken = randomBytes(24).toString("base64url");
   const now = ctx.now();
@@ -74,11 +82,20 @@ export async function createSession(ctx: SystemCtx, userId: number, userAgent?: 
     lastSeenAt: now,
     apiKeyId: key?.id ?? null,
     scopes: key?.scopes ?? null,
+    isSso: options.isSso ?? false,
   });
   return { token, csrfToken, expiresAt };
 }
 
-/** The live session behind a cookie's token: one indexed read. Null for unknown, revoked or expired ones. */
+/** The workspace a session acts in, next to the user's personal one in `findSession`'s read. */
+const actingWorkspace = alias(workspaces, "acting_workspace");
+
+/**
+ * The live session behind a cookie's token: one indexed read. Null for unknown, revoked or expired ones.
+ * A session not opened through single sign-on never acts in a workspace that requires it (CONTRACT §24):
+ * it falls back to the user's personal workspace, and a key's session ends. The instance admin is the
+ * exception, the break-glass way in while the identity provider is down (docs/sso.md).
+ */
 export async function findSession(ctx: SystemCtx, token: string): Promise<SessionAuth | null> {
   if (token.length < 16 || token.length > 128) return null;
   const now = ctx.now();
@@ -96,6 +113,9 @@ export async function findSession(ctx: SystemCtx, token: string): Promise<Sessio
       personalWorkspaceId: workspaces.id,
       memberOf: workspaceMembers.workspaceId,
       workspaceRole: workspaceMembers.role,
+      isSso: sessions.isSso,
+      isSsoRequiredThere: actingWorkspace.requireSso,
+      isSsoRequiredInPersonal: workspaces.requireSso,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -104,13 +124,18 @@ export async function findSession(ctx: SystemCtx, token: string): Promise<Sessio
     // The workspace it acts in (CONTRACT §24): its opening key's, else the one switched to, else the
     // user's personal one; with the user's role there.
     .leftJoin(workspaceMembers, and(eq(workspaceMembers.userId, users.id), eq(workspaceMembers.workspaceId, sql`coalesce(${apiKeys.workspaceId}, ${sessions.workspaceId}, ${workspaces.id})`)))
+    .leftJoin(actingWorkspace, eq(actingWorkspace.id, workspaceMembers.workspaceId))
     .where(and(eq(sessions.tokenHash, sha256(token)), gt(sessions.expiresAt, now), isOpenerLive(now)))
     .limit(1);
   if (!row) return null;
-  const { lastSeenAt, scopes, keyExpiresAt, personalWorkspaceId, memberOf, workspaceRole, ...session } = row;
-  // No longer a member of the workspace switched to: back to the personal one; a key's session ends.
-  let acting: { workspaceId: number; workspaceRole: WorkspaceRole } | null = memberOf !== null && workspaceRole !== null ? { workspaceId: memberOf, workspaceRole } : null;
-  if (!acting && session.apiKeyId === null && personalWorkspaceId !== null) acting = { workspaceId: personalWorkspaceId, workspaceRole: "owner" };
+  const { lastSeenAt, scopes, keyExpiresAt, personalWorkspaceId, memberOf, workspaceRole, isSsoRequiredThere, isSsoRequiredInPersonal, ...session } = row;
+  const mayActWhereSsoRequired = session.isSso || session.role === "admin";
+  // No longer a member of the workspace switched to, or it requires single sign-on of a session that did
+  // not use it: back to the personal one; a key's session ends.
+  let acting: { workspaceId: number; workspaceRole: WorkspaceRole } | null =
+    memberOf !== null && workspaceRole !== null && (mayActWhereSsoRequired || !isSsoRequiredThere) ? { workspaceId: memberOf, workspaceRole } : null;
+  if (!acting && session.apiKeyId === null && personalWorkspaceId !== null && (mayActWhereSsoRequired || !isSsoRequiredInPersonal))
+    acting = { workspaceId: personalWorkspaceId, workspaceRole: "owner" };
   if (!acting) return null;
   if (!lastSeenAt || now.getTime() - lastSeenAt.getTime() >= SESSION_SEEN_EVERY_MS) {
     await ctx.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.id, row.sessionId));
