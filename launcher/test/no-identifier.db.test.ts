@@ -130,9 +130,12 @@ describe("no identifier is stored or logged (CONTRACT §21)", () => {
       expect(dump.some((row) => row.startsWith("public.link_visitors: "))).toBe(true);
       expect(dump.some((row) => row.startsWith("public.link_stats_daily: ") && row.includes(",unique,"))).toBe(true);
       expect(dump.some((row) => row.startsWith("public.domain_visits_daily: ") && row.includes(",no-such-alias,"))).toBe(true);
-      // The control is found, and it is the only row that holds the address.
+      // The control is found, and it is the only row that holds the address, with its audit entry (the URL it was created with, CONTRACT §24).
       const found = holders(dump);
-      expect(found.map((row) => row.slice(0, 160))).toEqual([expect.stringMatching(new RegExp(`^public\\.links: \\(${controlId},`))]);
+      expect(found.map((row) => row.slice(0, 160)).sort()).toEqual([
+        expect.stringMatching(new RegExp(`^public\\.audit_log: \\(\\d+,\\d+,\\d+,\\d*,\\d*,link\\.created,link,${controlId},`)),
+        expect.stringMatching(new RegExp(`^public\\.links: \\(${controlId},`)),
+      ]);
       expect(holders(logLines)).toEqual([]);
     },
     SLOW,

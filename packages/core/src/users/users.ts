@@ -140,15 +140,17 @@ export async function rotateApiKey({ ctx, keyId }: { ctx: Ctx; keyId: number }):
 export async function rotateAccountKey({ ctx, keepSessionId }: { ctx: Ctx; keepSessionId: number }): Promise<{ apiKey: string }> {
   if (!hasFullRights(ctx.actor.bounds)) throw new ForbiddenError("Only your password or your account's own API key can rotate the account's key: this session has fewer rights.");
   return withTransaction(ctx, async (tx) => {
+    // The account's own key lives in the user's personal workspace, whichever workspace the session acts in (docs/teams.md).
+    const home = (await personalWorkspaceId(tx.db, tx.actor.userId)) ?? tx.actor.workspaceId;
     const revoked = await tx.db
       .update(apiKeys)
       .set({ revokedAt: tx.now() })
-      .where(and(eq(apiKeys.userId, tx.actor.userId), eq(apiKeys.workspaceId, tx.actor.workspaceId), isNull(apiKeys.name), isNull(apiKeys.revokedAt)))
+      .where(and(eq(apiKeys.userId, tx.actor.userId), eq(apiKeys.workspaceId, home), isNull(apiKeys.name), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id });
     const token = generateApiKey();
     const [created] = await tx.db
       .insert(apiKeys)
-      .values({ userId: tx.actor.userId, workspaceId: tx.actor.workspaceId, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH), createdAt: tx.now() })
+      .values({ userId: tx.actor.userId, workspaceId: home, keyHash: sha256(token), prefix: token.slice(0, API_KEY_PREFIX_LENGTH), createdAt: tx.now() })
       .returning({ id: apiKeys.id });
     if (!created) throw new Error("insert returned no row");
     await endSessionsOfKeys(
@@ -159,8 +161,8 @@ export async function rotateAccountKey({ ctx, keepSessionId }: { ctx: Ctx; keepS
     await recordAudit(
       tx,
       revoked.length
-        ? revoked.map((key) => ({ action: "api_key.rotated", objectType: "api_key", objectId: key.id, before: { id: key.id }, after: { id: created.id } }))
-        : [{ action: "api_key.created", objectType: "api_key", objectId: created.id, after: { id: created.id } }],
+        ? revoked.map((key) => ({ action: "api_key.rotated", objectType: "api_key", objectId: key.id, before: { id: key.id }, after: { id: created.id }, workspaceId: home }))
+        : [{ action: "api_key.created", objectType: "api_key", objectId: created.id, after: { id: created.id }, workspaceId: home }],
     );
     await notifyChange(tx.db, { kind: "keys", userId: tx.actor.userId });
     return { apiKey: token };
