@@ -6,6 +6,7 @@ import { ForbiddenError, ValidationError } from "../errors.ts";
 import { offsetOf, type Page } from "../lists/pagination.ts";
 import { parseInput } from "../validation/fields.ts";
 import { ExportAuditInput, ListAuditInput } from "./schemas.ts";
+import type { AuditChanges } from "./record-audit.ts";
 
 /** One entry of the audit log as core returns it (CONTRACT §24). */
 export type AuditRecord = {
@@ -17,7 +18,7 @@ export type AuditRecord = {
   actorKeyId: number | null;
   actorSessionId: number | null;
   clientGroup: string | null;
-  changes: Record<string, { before?: unknown; after?: unknown }>;
+  changes: AuditChanges;
   createdAt: Date;
 };
 

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
-import { auditLog, workspaces, type Db } from "@shortener/db";
+import { auditLog, workspaces, type AuditValue, type Db } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 
 /** What an audit entry's `changes` holds: each changed field, before and after (absent on a create's before or a delete's after). */
-export type AuditChanges = Record<string, { before?: unknown; after?: unknown }>;
+export type AuditChanges = Record<string, { before?: AuditValue; after?: AuditValue }>;
 
 /**
  * Fields whose values never reach the audit log (CONTRACT §24), by the API's field names: a set secret
@@ -61,9 +61,10 @@ export function auditChanges(before: Record<string, unknown> | null | undefined,
     const a = has ? after[key] : undefined;
     const isSecret = AUDIT_SECRET_FIELDS.has(key);
     if (had && has && JSON.stringify(b) === JSON.stringify(a) && !(isSecret && secretsChanged.includes(key))) continue;
-    const entry: { before?: unknown; after?: unknown } = {};
-    if (had) entry.before = isSecret ? redact(b) : (scrub(b) ?? null);
-    if (has) entry.after = isSecret ? redact(a) : (scrub(a) ?? null);
+    const entry: { before?: AuditValue; after?: AuditValue } = {};
+    // The views hold API field values only (audit-views.ts): scrubbed, they are AuditValues.
+    if (had) entry.before = isSecret ? redact(b) : ((scrub(b) ?? null) as AuditValue);
+    if (has) entry.after = isSecret ? redact(a) : ((scrub(a) ?? null) as AuditValue);
     changes[key] = entry;
   }
   return changes;

@@ -103,6 +103,13 @@ export const workspaceInvitations = pgTable(
 );
 
 /**
+ * A value an audit entry records: what core's audit views hold (the API's field values), secrets as
+ * "[redacted]". Spelled out, not a recursive JSON type: the typed client publishes it (its printer wants
+ * plain, finite data types).
+ */
+export type AuditValue = string | number | boolean | null | string[] | number[] | Array<{ key?: string; value: string }>;
+
+/**
  * The audit log (CONTRACT §24): one entry per change, written in the change's transaction. No foreign
  * keys (entries outlive the workspace, user or key they name), and a trigger (migration 0022) refuses
  * UPDATE, DELETE and TRUNCATE unless the retention job set `shortener.audit_retention` for its own
@@ -119,7 +126,7 @@ export const auditLog = pgTable(
     action: text().notNull(),
     objectType: text().notNull(),
     objectId: text(),
-    changes: jsonb().$type<Record<string, { before?: unknown; after?: unknown }>>(),
+    changes: jsonb().$type<Record<string, { before?: AuditValue; after?: AuditValue }>>(),
     clientGroup: text(),
     createdAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
