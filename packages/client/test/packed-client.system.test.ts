@@ -110,7 +110,7 @@ describe("@shortener/client, packed and installed outside the workspace", () => 
       "package/dist/index.js",
       "package/dist/index.js.map",
       // @shortener/vocabulary, copied in by the build (docs/adr/0034-dashboard-libraries-and-vocabulary.md).
-      ...["imports", "index", "links", "pixels", "scopes", "targeting", "webhooks"].flatMap((name) => [`package/dist/vocabulary/${name}.d.ts`, `package/dist/vocabulary/${name}.js`]),
+      ...["imports", "index", "links", "pixels", "scopes", "targeting", "webhooks", "workspaces"].flatMap((name) => [`package/dist/vocabulary/${name}.d.ts`, `package/dist/vocabulary/${name}.js`]),
       "package/dist/webhooks.d.ts",
       "package/dist/webhooks.js",
       "package/dist/webhooks.js.map",
