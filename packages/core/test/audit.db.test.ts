@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { auditLog, queryRows, spaces, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditChanges, completeImport, createImport, createLink, createSpace, deleteExpiredAuditEntries, listAudit, REDACTED, updateLink, withTransaction, type Ctx } from "../src/index.ts";
+import { linkAuditView } from "../src/audit/audit-views.ts";
 import { createTestUser, insertTestDomain, openTestDb, unique, validationFields } from "../src/testing/index.ts";
 
 /*
@@ -93,6 +94,32 @@ describe("entries and their changes' transaction", () => {
     ).rejects.toThrow("fails after");
     expect(await database.db.select().from(spaces).where(eq(spaces.name, name))).toEqual([]);
     expect(await entriesOf(user.workspaceId)).toEqual([]);
+  });
+
+  it("a link's create, one statement or a transaction, writes the same entry: the id, the alias (random or chosen), the link's time", async () => {
+    const user = await createTestUser(database.db);
+    const ctx: Ctx = { ...user.ctx, actor: { ...user.ctx.actor, via: { keyId: null, sessionId: 31, clientGroup: "192.0.2.7" } } };
+    const domain = await insertTestDomain(database.db, user.workspaceId);
+    const random = await createLink({ ctx, input: { url: "https://r.example/", domain_id: domain.id, password: "hunter2" } });
+    const chosen = await createLink({ ctx, input: { url: "https://c.example/", domain_id: domain.id, alias: unique("c"), title: "T" } });
+    const taken = await validationFields(createLink({ ctx, input: { url: "https://t.example/", domain_id: domain.id, alias: chosen.alias } }));
+    expect(taken).toHaveProperty("alias");
+    const entries = await entriesOf(user.workspaceId);
+    expect(entries.map((e) => [e.action, e.objectId, e.actorUserId, e.actorKeyId, e.actorSessionId, e.clientGroup, e.createdAt.getTime()])).toEqual([
+      ["link.created", String(random.id), user.id, null, 31, "192.0.2.7", random.createdAt.getTime()],
+      ["link.created", String(chosen.id), user.id, null, 31, "192.0.2.7", chosen.createdAt.getTime()],
+    ]);
+    expect(entries[0]?.changes).toMatchObject({
+      alias: { after: random.alias },
+      url: { after: "https://r.example/" },
+      password: { after: REDACTED },
+      domain_id: { after: domain.id },
+      pixel_ids: { after: [] },
+    });
+    expect(entries[1]?.changes).toMatchObject({ alias: { after: chosen.alias }, title: { after: "T" }, password: { after: null } });
+    // The same link's entry as the transaction path writes it (linkAuditView of the created link) is the same.
+    expect(entries[0]?.changes).toEqual(auditChanges(null, linkAuditView(random)));
+    expect(entries[1]?.changes).toEqual(auditChanges(null, linkAuditView(chosen)));
   });
 
   it("a failed change writes no entry (422, 404)", async () => {

@@ -16,7 +16,27 @@ import type { Webhook } from "../webhooks/webhook.ts";
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const entries = (targets: Array<{ key?: string; value: string }> | null) => (targets?.length ? targets : null);
 
-export function linkAuditView(l: Link): Record<string, unknown> {
+/** What a link's view reads: a link, or a new link's values before its insert (create-link.ts). */
+export type LinkAuditSource = Pick<
+  Link,
+  | "alias"
+  | "url"
+  | "title"
+  | "targetType"
+  | "countryTarget"
+  | "platformTarget"
+  | "languageTarget"
+  | "rotationTarget"
+  | "disabled"
+  | "privacy"
+  | "hasPassword"
+  | "hasPrivacyPassword"
+  | "expirationUrl"
+  | "expirationClicks"
+  | "endsAt"
+> & { domain: { id: number }; space: { id: number } | null; pixels: ReadonlyArray<{ id: number }> };
+
+export function linkAuditView(l: LinkAuditSource): Record<string, unknown> {
   return {
     alias: l.alias,
     url: l.url,
