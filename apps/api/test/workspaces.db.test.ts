@@ -14,7 +14,8 @@ let clock = new Date("2026-11-27T10:00:00.000Z");
 const DAY = 24 * 60 * 60 * 1000;
 
 beforeAll(async () => {
-  api = await createTestApi({ publicUrl: "https://short.example" }, { now: () => clock });
+  // Single sign-on configured (never reached: no test here signs in through it), so workspaces may require it.
+  api = await createTestApi({ publicUrl: "https://short.example", oidc: { issuer: "http://127.0.0.1:9/", clientId: "shortener", clientSecret: "s3cret" } }, { now: () => clock });
 });
 afterAll(async () => {
   await api?.close();
@@ -264,6 +265,27 @@ describe("switching a dashboard session", () => {
     const res = await injectJson(api, "POST", "/trpc/workspaces.switch", { key: team.viewer.key, json: { id: team.id } });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toBe("An API key acts in its own workspace: only a dashboard session switches workspaces.");
+  });
+});
+
+describe("require_sso where single sign-on is not configured", () => {
+  it("is refused naming require_sso (REST 422, tRPC BAD_REQUEST), and nothing changes; turning it off is fine", async () => {
+    const plain = await createTestApi({ publicUrl: "https://short.example" });
+    try {
+      const team = await createTeam(plain);
+      const rest = await plain.call(team.admin.key, "PATCH", `/api/v1/workspaces/${team.id}`, { name: "Kept?", require_sso: "1" });
+      expect(rest.status).toBe(422);
+      expect(rest.body.message).toEqual({ require_sso: [expect.stringMatching(/^Single sign-on is not configured on this service/)] });
+      const trpc = await injectJson(plain, "POST", "/trpc/workspaces.update", { key: team.admin.key, json: { id: team.id, require_sso: true } });
+      expect(trpc.body.error.data).toMatchObject({ code: "BAD_REQUEST", slug: "validation_failed", fieldErrors: { require_sso: [expect.stringMatching(/^Single sign-on is not configured/)] } });
+      const [row] = await plain.database.db.select().from(workspaces).where(eq(workspaces.id, team.id));
+      expect(row).toMatchObject({ requireSso: false });
+      expect(row?.name).not.toBe("Kept?");
+      const off = await plain.call(team.admin.key, "PATCH", `/api/v1/workspaces/${team.id}`, { require_sso: "0" });
+      expect(off.body.data).toMatchObject({ require_sso: false });
+    } finally {
+      await plain.close();
+    }
   });
 });
 

@@ -49,7 +49,12 @@ export function workspaceRoutes(app: FastifyInstance, deps: ApiDeps, mailer: Mai
     {
       GET: async (request, reply) => sendOne(reply, workspaceJson(await getWorkspace({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
       PATCH: async (request, reply) =>
-        sendOne(reply, workspaceJson(await updateWorkspace({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(UpdateWorkspaceInput, request.body) }))),
+        sendOne(
+          reply,
+          workspaceJson(
+            await updateWorkspace({ ctx: ctxOf(deps, request), id: idParam(request.params), input: formInput(UpdateWorkspaceInput, request.body), isSsoConfigured: deps.config.oidc !== undefined }),
+          ),
+        ),
       DELETE: async (request, reply) => sendDeleted(reply, (await deleteWorkspace({ ctx: ctxOf(deps, request), id: idParam(request.params) })).id, "workspace"),
     },
   );

@@ -32,6 +32,8 @@ export type TrpcContext = {
   /** Mails workspace invitations (SMTP_URL), and the service's own address their links start with. */
   mailer: Mailer;
   publicUrl: string;
+  /** Whether single sign-on is configured (OIDC_*): without it, no workspace may require it. */
+  isSsoConfigured: boolean;
 };
 
 /**

@@ -70,6 +70,7 @@ export async function registerTrpc(
         session,
         mailer,
         publicUrl: deps.config.publicUrl,
+        isSsoConfigured: deps.config.oidc !== undefined,
         beginPasswordTry: (email) => {
           if (!failedTries) throw new Error("tRPC registered without a failed-try limiter: password guesses cannot be counted");
           return beginPasswordTry(req, res, failedTries, deps.config.secret, email);

@@ -94,7 +94,7 @@ export const workspacesRouter = router({
   update: scoped("account", "admin")
     .input(IdInput)
     .input(UpdateWorkspaceInput)
-    .mutation(async ({ ctx, input }) => workspaceJson(await updateWorkspace({ ctx: ctx.core, id: input.id, input }))),
+    .mutation(async ({ ctx, input }) => workspaceJson(await updateWorkspace({ ctx: ctx.core, id: input.id, input, isSsoConfigured: ctx.isSsoConfigured }))),
   delete: scoped("account", "owner")
     .input(IdInput)
     .mutation(async ({ ctx, input }) => toDeletedJson(await deleteWorkspace({ ctx: ctx.core, id: input.id }), "workspace")),
