@@ -69,7 +69,13 @@ type Case = {
   prepare?: (links: Seed[]) => Seed[];
 };
 
-const withDay = (links: Seed[]) => links.map((seed) => ({ ...seed, clicksByDay: seed.clicks > 0 ? { "2024-02-01": seed.clicks - 1, "2024-02-03": 1 } : {} }));
+/** The per-day clicks a Bitly seed holds: its total split over two days. */
+function days(clicks: number): Record<string, number> {
+  const byDay: Record<string, number> = {};
+  if (clicks > 1) byDay["2024-02-01"] = clicks - 1;
+  if (clicks > 0) byDay["2024-02-03"] = 1;
+  return byDay;
+}
 
 const CASES: Case[] = [
   {
@@ -150,11 +156,11 @@ const CASES: Case[] = [
       clicks: s.clicks,
       tags: s.tags,
       domain: s.domain ?? "bit.ly",
-      ...(s.clicks > 0 ? { clicksByDay: s.clicks > 1 ? { "2024-02-01": s.clicks - 1, "2024-02-03": 1 } : { "2024-02-03": 1 } } : {}),
+      ...(s.clicks > 0 ? { clicksByDay: days(s.clicks) } : {}),
     }),
     wrongTypes: { id: 77, long_url: { a: 1 }, tags: [1, "ok"], created_at: 0, custom_bitlinks: "no" },
     hasTotal: true,
-    prepare: (links) => withDay(links).map((s) => (s.clicks === 1 ? { ...s, clicksByDay: { "2024-02-03": 1 } } : s)),
+    prepare: (links) => links.map((seed) => ({ ...seed, clicksByDay: days(seed.clicks) })),
   },
 ];
 
@@ -243,11 +249,12 @@ describe.each(CASES)("$name", (c) => {
 
   it("passes hostile values on as they are (the import pipeline refuses them)", async () => {
     const huge = "x".repeat(200_000);
+    const [base] = seeds(1, "h") as [Seed];
     const hostile: Seed[] = [
-      { ...seeds(1, "h")[0]!, alias: "h-js", url: "javascript:alert(document.cookie)", title: "<script>alert(1)</script>" },
-      { ...seeds(1, "h")[0]!, alias: "h-ctl", url: "https://example.com/\u0000\u0007\u001b[31m", title: "bell\u0007nul\u0000esc\u001b" },
-      { ...seeds(1, "h")[0]!, alias: "h-huge", url: `https://example.com/${huge}`, title: huge },
-      { ...seeds(1, "h")[0]!, alias: "h-rtl", url: "https://example.com/\u202e", title: "\u202egnp.exe", tags: ["\u0000", "<b>"] },
+      { ...base, alias: "h-js", url: "javascript:alert(document.cookie)", title: "<script>alert(1)</script>" },
+      { ...base, alias: "h-ctl", url: "https://example.com/\u0000\u0007\u001b[31m", title: "bell\u0007nul\u0000esc\u001b" },
+      { ...base, alias: "h-huge", url: `https://example.com/${huge}`, title: huge },
+      { ...base, alias: "h-rtl", url: "https://example.com/\u202e", title: "\u202egnp.exe", tags: ["\u0000", "<b>"] },
     ];
     const fake = await fakeWith(hostile);
     const run = await drain(source(c.create, c.base(fake)));
