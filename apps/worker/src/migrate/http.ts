@@ -67,11 +67,19 @@ export function createSourceHttp(options: HttpOptions): SourceHttp {
   };
 }
 
-/** `Retry-After` in seconds or as an HTTP date, as milliseconds; null when absent or unreadable. */
-function parseRetryAfter(value: string | null): number | null {
+/**
+ * `Retry-After` as milliseconds to wait; null when absent or unreadable. The standard forms are seconds
+ * and an HTTP date; some sources (Dub) send the reset time as a Unix timestamp instead, in seconds or
+ * milliseconds — a number too large to be a wait (past 10^9) is read as that moment.
+ */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (!value) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const number = Number(value);
+  if (Number.isFinite(number)) {
+    if (number < 0) return null;
+    if (number < 1e9) return number * 1000;
+    return Math.max(0, (number < 1e12 ? number * 1000 : number) - now);
+  }
   const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
