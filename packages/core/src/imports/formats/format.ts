@@ -77,11 +77,11 @@ export function splitShortUrl(value: string): ShortUrlParts {
   return { domain: url.host || undefined, alias: alias + url.search + url.hash };
 }
 
-/** `2024-05-01 10:20:30` (no zone, as MySQL and Postgres write it): read as UTC. */
-const SQL_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)$/;
-
-/** ISO 8601 as the services write it: a date, or a date-time with a zone (`Z`, `+00:00`, `+0000`). */
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+/**
+ * A date-time as databases and APIs write it: `2024-05-01 10:20:30` (MySQL, no zone: UTC),
+ * `2024-05-01 10:20:30.123+00` (Postgres), `2024-05-01T10:20:30Z`, `…+0000`, `…+02:00`, or a date alone.
+ */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 /**
  * A date-time as the import's `created_at` takes it (ISO 8601, UTC). A date-time without a zone is
@@ -89,9 +89,11 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:
  */
 export function isoDateTime(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const sql = SQL_DATE_TIME.exec(value);
-  if (!sql && !ISO_DATE_TIME.test(value)) return value;
-  const parsed = Date.parse(sql ? `${sql[1]}T${sql[2]}Z` : value);
+  const match = DATE_TIME.exec(value);
+  if (!match) return value;
+  const [, date, time, zone] = match;
+  const offset = zone === undefined || /^z$/i.test(zone) ? "Z" : zone.length === 3 ? `${zone}:00` : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const parsed = Date.parse(time === undefined ? `${date}T00:00:00Z` : `${date}T${time}${offset}`);
   return Number.isNaN(parsed) ? value : new Date(parsed).toISOString();
 }
 
