@@ -283,7 +283,10 @@ async function main(): Promise<void> {
       "",
       "| format | file MiB | seconds | rows/s | × CSV |",
       "|---|---:|---:|---:|---:|",
-      ...formatResults.map((r) => `| ${r.format} | ${(r.bytes / 1024 / 1024).toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(ROWS / r.seconds).toLocaleString("en-US")} | ${(ROWS / r.seconds / csvRate).toFixed(3)} |`),
+      ...formatResults.map(
+        (r) =>
+          `| ${r.format} | ${(r.bytes / 1024 / 1024).toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(ROWS / r.seconds).toLocaleString("en-US")} | ${(ROWS / r.seconds / csvRate).toFixed(3)} |`,
+      ),
     );
   }
   console.log(`\n${lines.join("\n")}\n`);

@@ -90,7 +90,8 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
       const sourceId = sourceName ? scope.domainIds.get(sourceName) : undefined;
       if (sourceId !== undefined) input.domain_id = sourceId;
       else if (scope.defaultDomainId !== null) input.domain_id = scope.defaultDomainId;
-      else if (row.fields[SOURCE_DOMAIN_COLUMN]) addError(errors, "domain", `The short URL's domain${sourceName ? ` ${sourceName}` : ""} is not one of your domains, and the import has no default domain.`);
+      else if (row.fields[SOURCE_DOMAIN_COLUMN])
+        addError(errors, "domain", `The short URL's domain${sourceName ? ` ${sourceName}` : ""} is not one of your domains, and the import has no default domain.`);
       else addError(errors, "domain", "The row names no domain (domain or domain_id) and the import has no default domain.");
     }
   }

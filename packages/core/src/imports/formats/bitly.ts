@@ -23,7 +23,9 @@ const K = {
 function translate(record: ExportRecord): ImportFields {
   const out: Record<string, string> = {};
   put(out, "url", cell(record, ...K.longUrl));
-  const custom = cell(record, ...K.custom)?.split(/[\s,;|]+/).find(Boolean);
+  const custom = cell(record, ...K.custom)
+    ?.split(/[\s,;|]+/)
+    .find(Boolean);
   putShortUrl(out, custom ?? cell(record, ...K.link, ...K.id));
   put(out, "title", cell(record, ...K.title));
   put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));

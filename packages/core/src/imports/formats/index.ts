@@ -15,7 +15,16 @@ import { YOURLS } from "./yourls.ts";
 export { exportHeaderKey, SOURCE_DOMAIN_COLUMN, splitShortUrl, type ExportFormat, type ExportRecord } from "./format.ts";
 
 /** Other services' export files (CONTRACT §23), by `format=` name. */
-export const EXPORT_FORMATS: Record<Exclude<ImportFormat, "csv">, ExportFormat> = { bitly: BITLY, rebrandly: REBRANDLY, shortio: SHORTIO, dub: DUB, shlink: SHLINK, yourls: YOURLS, kutt: KUTT, phpshort: PHPSHORT };
+export const EXPORT_FORMATS: Record<Exclude<ImportFormat, "csv">, ExportFormat> = {
+  bitly: BITLY,
+  rebrandly: REBRANDLY,
+  shortio: SHORTIO,
+  dub: DUB,
+  shlink: SHLINK,
+  yourls: YOURLS,
+  kutt: KUTT,
+  phpshort: PHPSHORT,
+};
 
 export { IMPORT_FORMATS, type ImportFormat } from "./names.ts";
 
