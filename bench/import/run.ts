@@ -7,7 +7,11 @@
  *   - the CLI on the embedded database (PGlite in a temporary DATA_DIR).
  * `links` is truncated between runs so each starts from the same empty table.
  *
- *   pnpm bench:import                      # BENCH_ROWS, BENCH_ONLY=copy,cli,api,embedded, BENCH_ADMIN_URL
+ *   - with `formats` in BENCH_ONLY: the same links as each other service's export file (CONTRACT §23),
+ *     each through the CLI with `--format`, side by side with plain CSV of the same links in the same
+ *     run (CSV before and after the formats; its mean is the baseline of the ratio).
+ *
+ *   pnpm bench:import                      # BENCH_ROWS, BENCH_ONLY=copy,cli,api,embedded(,formats), BENCH_ADMIN_URL
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -28,17 +32,38 @@ const ADMIN_KEY = `shk_${"B".repeat(40)}`;
 
 type Result = { method: string; seconds: number; rows: number; rssMb?: number; note?: string };
 const results: Result[] = [];
+const formatResults: Array<{ format: string; seconds: number; bytes: number }> = [];
 
 function row(i: number): [string, string, string] {
   return [`https://bench.example/p/${i}?utm_source=list${i % 97}`, `b${i.toString(36)}`, `Benchmark link number ${i}`];
 }
 
-async function generate(file: string): Promise<number> {
+/**
+ * The same links as each service's export file writes them (the columns of the fixtures in
+ * packages/core/src/testing/export-files/, dates and counts included): a header and a line per link.
+ */
+const EXPORT_FILES: Record<string, { header: string; line: (i: number, url: string, alias: string, title: string) => string }> = {
+  csv: { header: "url,alias,title", line: (_i, u, a, t) => `${u},${a},${t}` },
+  bitly: { header: "id,link,long_url,title,created_at,archived,tags,custom_bitlinks", line: (_i, u, a, t) => `bit.ly/${a},https://bit.ly/${a},${u},${t},2021-03-04T05:06:07+0000,false,,` },
+  rebrandly: {
+    header: "id,title,slashtag,destination,shortUrl,domain.fullName,createdAt,updatedAt,clicks",
+    line: (i, u, a, t) => `r${i},${t},${a},${u},rebrand.ly/${a},rebrand.ly,2016-07-13T10:54:12.000Z,2016-07-13T10:54:12.000Z,${i % 50}`,
+  },
+  shortio: { header: "Original URL,Short URL,Path,Title,Tags,Created At", line: (_i, u, a, t) => `${u},https://short.gy/${a},${a},${t},,2022-01-02T03:04:05.000Z` },
+  dub: { header: "link,url,clicks,createdAt,tags", line: (i, u, a) => `https://dub.sh/${a},${u},${i % 50},2024-02-03T04:05:06.000Z,` },
+  shlink: { header: "createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits", line: (i, u, a, t) => `2023-04-05T06:07:08+00:00,s.test,${a},https://s.test/${a},${u},${t},,${i % 50}` },
+  yourls: { header: "keyword,url,title,timestamp,ip,clicks", line: (i, u, a, t) => `${a},${u},${t},2020-01-02 03:04:05,127.0.0.1,${i % 50}` },
+  kutt: { header: "id,address,description,banned,domain_id,password,expire_in,target,visit_count,created_at", line: (i, u, a, t) => `${i},${a},${t},f,,,,${u},${i % 50},2022-05-06 07:08:09.123+00` },
+  phpshort: { header: "id,alias,url,short_url,title,disabled,password,clicks,created_at", line: (i, u, a, t) => `${i},${a},${u},https://old.test/${a},${t},0,0,${i % 50},2021-09-10T11:12:13.000Z` },
+};
+
+async function generate(file: string, format = "csv"): Promise<number> {
+  const { header, line } = EXPORT_FILES[format] as (typeof EXPORT_FILES)[string];
   const out = createWriteStream(file);
-  out.write("url,alias,title\n");
+  out.write(`${header}\n`);
   for (let i = 0; i < ROWS; i += 10_000) {
     let chunk = "";
-    for (let j = i; j < Math.min(i + 10_000, ROWS); j++) chunk += `${row(j).join(",")}\n`;
+    for (let j = i; j < Math.min(i + 10_000, ROWS); j++) chunk += `${line(j, ...row(j))}\n`;
     if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
   }
   out.end();
@@ -192,6 +217,24 @@ async function main(): Promise<void> {
       await truncate();
     }
 
+    if (ONLY.has("formats")) {
+      // Each service's export of the same links through the CLI, with plain CSV before and after as the baseline.
+      const order = ["csv", ...Object.keys(EXPORT_FILES).filter((f) => f !== "csv"), "csv"];
+      for (const format of order) {
+        const path = join(dir, `links.${format}.csv`);
+        await generate(path, format);
+        const cli = await timed(() =>
+          run(["--import", "tsx", "apps/worker/src/cli.ts", "import", path, "--user", "admin@localhost", "--domain", domain.name, "--format", format, "--again"], { DATABASE_URL: url }),
+        );
+        if (cli.value.code !== 0) throw new Error(`CLI --format ${format} failed: ${cli.value.err}${cli.value.out}`);
+        if (!cli.value.out.includes(`— ${ROWS.toLocaleString("en-US")} created`)) throw new Error(`CLI --format ${format} did not create every row:\n${cli.value.out}`);
+        formatResults.push({ format, seconds: cli.seconds, bytes: statSync(path).size });
+        log(`--format ${format}: ${cli.seconds.toFixed(1)} s`);
+        rmSync(path);
+        await truncate();
+      }
+    }
+
     if (ONLY.has("embedded")) {
       log("CLI on the embedded database (PGlite)…");
       const dataDir = join(dir, "data");
@@ -231,6 +274,21 @@ async function main(): Promise<void> {
       return `| ${r.method} | ${r.seconds.toFixed(1)} | ${Math.round(rate).toLocaleString("en-US")} | ${ratio} | ${r.rssMb !== undefined && !Number.isNaN(r.rssMb) ? `${r.rssMb} MB` : "–"} |`;
     }),
   ];
+  if (formatResults.length) {
+    const csvRuns = formatResults.filter((r) => r.format === "csv");
+    const csvRate = csvRuns.reduce((sum, r) => sum + ROWS / r.seconds, 0) / csvRuns.length;
+    lines.push(
+      "",
+      `Export files (--format), the same ${ROWS.toLocaleString("en-US")} links, CLI → Postgres (wall clock); baseline: the mean of the two plain CSV runs`,
+      "",
+      "| format | file MiB | seconds | rows/s | × CSV |",
+      "|---|---:|---:|---:|---:|",
+      ...formatResults.map(
+        (r) =>
+          `| ${r.format} | ${(r.bytes / 1024 / 1024).toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(ROWS / r.seconds).toLocaleString("en-US")} | ${(ROWS / r.seconds / csvRate).toFixed(3)} |`,
+      ),
+    );
+  }
   console.log(`\n${lines.join("\n")}\n`);
   const outDir = join(ROOT, "bench/.out");
   mkdirSync(outDir, { recursive: true });

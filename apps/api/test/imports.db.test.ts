@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importErrors } from "@shortener/db";
 import { claimImport, completeImport, runImport, streamImportSource, type ImportRow } from "@shortener/core";
+import { IMPORT_FORMATS } from "@shortener/core";
+import { exportFile } from "@shortener/core/testing";
 import { createOwner, createTestApi, type TestApi } from "./helpers.ts";
 
 let api: TestApi;
@@ -47,6 +49,7 @@ describe("POST /api/v1/imports", () => {
         id: expect.any(Number),
         status: "queued",
         domain_id: domain.id,
+        format: "csv",
         total_rows: 2,
         processed_rows: 0,
         created_rows: 0,
@@ -152,6 +155,73 @@ async function runRows(jobId: number, rows: ImportRow[]) {
   });
   await completeImport(sys, jobId);
 }
+
+describe("POST /api/v1/imports?format= (CONTRACT §23)", () => {
+  const EXPORTS = IMPORT_FORMATS.filter((f) => f !== "csv");
+
+  it.each(EXPORTS)("queues a %s export given as a query parameter or a multipart field, the format stored on the job", async (format) => {
+    const { user, domain } = await createOwner(api);
+    const file = exportFile(format, domain.name);
+    const viaQuery = await upload(user, file, { query: `?format=${format}&domain_id=${domain.id}` });
+    expect(viaQuery.status).toBe(202);
+    expect(viaQuery.body.data).toMatchObject({ status: "queued", format, domain_id: domain.id, total_rows: 8 });
+    const form = multipart({ format, domain_id: String(domain.id) }, { name: `${format}.csv`, content: file });
+    const viaForm = await upload(user, form.body, { type: form.type });
+    expect(viaForm.status).toBe(202);
+    expect(viaForm.body.data).toMatchObject({ format, total_rows: 8 });
+    expect((await api.app.inject({ method: "GET", url: `/api/v1/imports/${viaForm.body.data.id}`, headers: { authorization: `Bearer ${user.apiKey}` } })).json().data.format).toBe(format);
+  });
+
+  it.each(EXPORTS.flatMap((sent) => EXPORTS.filter((file) => file !== sent).map((file) => [file, sent] as const)))(
+    "refuses a %s export sent as format=%s: 422 on file naming the missing columns, nothing queued",
+    async (fileFormat, sent) => {
+      const { user, domain } = await createOwner(api);
+      const before = queued.length;
+      const res = await upload(user, exportFile(fileFormat, domain.name), { query: `?format=${sent}&domain_id=${domain.id}` });
+      expect(res.status).toBe(422);
+      expect(res.body.code).toBe("validation_failed");
+      expect(Object.keys(res.body.message)).toEqual(["file"]);
+      expect(res.body.message.file[0]).toMatch(new RegExp(`^The file is not an? .+ export \\(format=${sent}\\): its header has no .+ columns?\\.$`));
+      expect(queued.length).toBe(before);
+      const list = await api.app.inject({ method: "GET", url: "/api/v1/imports", headers: { authorization: `Bearer ${user.apiKey}` } });
+      expect(list.json().data).toEqual([]);
+    },
+  );
+
+  it.each([
+    ["a Bitly file as format=dub", "bitly", "?format=dub", "The file is not a Dub export (format=dub): its header has no url column."],
+    ["a YOURLS file as format=kutt", "yourls", "?format=kutt", "The file is not a Kutt export (format=kutt): its header has no address, target columns."],
+    ["a Dub file as format=shlink", "dub", "?format=shlink", "The file is not a Shlink export (format=shlink): its header has no longUrl, shortCode or shortUrl columns."],
+  ] as const)("names the missing columns exactly: %s", async (_name, fileFormat, query, message) => {
+    const { user, domain } = await createOwner(api);
+    const res = await upload(user, exportFile(fileFormat, domain.name), { query });
+    expect(res.body).toEqual({ message: { file: [message] }, code: "validation_failed", status: 422 });
+  });
+
+  it.each([
+    ["an unknown format", "?format=excel"],
+    ["a format in another case", "?format=Bitly"],
+    ["two formats", "?format=bitly&format=dub"],
+  ])("refuses %s: 422 on format listing the formats, nothing queued", async (_name, query) => {
+    const { user } = await createOwner(api);
+    const before = queued.length;
+    const res = await upload(user, "url\nhttps://f.example/1\n", { query });
+    expect(res.body).toEqual({ message: { format: [`The format must be one of ${IMPORT_FORMATS.join(", ")}.`] }, code: "validation_failed", status: 422 });
+    expect(queued.length).toBe(before);
+  });
+
+  it("refuses a format with a NUL as every query value with one is refused (§15), naming the field", async () => {
+    const { user } = await createOwner(api);
+    const res = await upload(user, "url\nhttps://f.example/1\n", { query: "?format=bitly%00" });
+    expect(res.body).toEqual({ message: { format: ["The format field must not contain a NUL character (U+0000)."] }, code: "validation_failed", status: 422 });
+  });
+
+  it("refuses an empty export and an export with a header only, as a CSV would be", async () => {
+    const { user } = await createOwner(api);
+    expect((await upload(user, "", { query: "?format=shlink" })).body.message).toEqual({ file: ["The file is empty."] });
+    expect((await upload(user, "shortCode,longUrl\n", { query: "?format=shlink" })).body.message).toEqual({ file: ["The file has no rows after its header."] });
+  });
+});
 
 describe("GET /api/v1/imports", () => {
   it("shows a job with its counters and row errors to its owner only", async () => {

@@ -1,7 +1,7 @@
 import { createTRPCClient, httpBatchLink, TRPCClientError } from "@trpc/client";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
-import type { WorkspaceRole } from "@shortener/vocabulary";
+import type { ImportFormat, WorkspaceRole } from "@shortener/vocabulary";
 // The router's type only (docs/adr/0028-dashboard.md): nothing of the API's code reaches the bundle.
 import type { AppRouter } from "@shortener/api";
 
@@ -126,9 +126,10 @@ export type UploadAnswer = { ok: true; id: number; isNew: boolean } | { ok: fals
  * cookie and its CSRF header (docs/adr/0028-dashboard.md). The same `idempotencyKey` again (a retry
  * after a lost answer) gives the same job, not a second one.
  */
-export async function uploadImport(file: File, options: { domainId: number | null; idempotencyKey: string }): Promise<UploadAnswer> {
+export async function uploadImport(file: File, options: { domainId: number | null; format: ImportFormat; idempotencyKey: string }): Promise<UploadAnswer> {
   const body = new FormData();
   if (options.domainId !== null) body.append("domain_id", String(options.domainId));
+  body.append("format", options.format);
   body.append("file", file);
   let res: Response;
   try {

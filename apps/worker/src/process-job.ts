@@ -1,20 +1,22 @@
 import {
-  checkImportHeader,
   claimImport,
   completeImport,
   EXPORT_COLUMNS,
   failImport,
-  IMPORT_COLUMNS,
+  importFileReading,
   ImportGoneError,
   runImport,
   streamImportSource,
   type ClaimedImport,
+  type ExportRecord,
+  type ImportFields,
+  type ImportFormat,
   type ImportRow,
   type ImportTotals,
   type RunImportOptions,
   type SystemCtx,
 } from "@shortener/core";
-import { CsvFormatError, readCsvRows } from "@shortener/csv";
+import { CsvFormatError, readCsvRows, type CsvRow } from "@shortener/csv";
 
 /** The file cannot be imported at all: the job fails with this as its reason. */
 export class ImportFileError extends Error {
@@ -38,21 +40,27 @@ export class ImportInterruptedError extends Error {
   }
 }
 
-/** The header rule is core's (`checkImportHeader`); a file that breaks it fails its job. */
-function checkHeader(names: string[]): void {
-  const problem = checkImportHeader(names);
-  if (problem) throw new ImportFileError(problem);
+/**
+ * The rows of an import file (text or bytes), as core takes them: only the columns its format reads,
+ * and a row the CSV reader could not read as a row error. `csv` (the default): a file with exactly the
+ * export's header is one of our exports, and its cells' formula neutralisation is undone, so it
+ * imports back to the exported values (CONTRACT §17). Another service's export (§23): each record is
+ * translated by its format into an import row. Nothing in the bytes can make this throw except a
+ * header that is missing, unreadable or not the format's (ImportFileError, CsvFormatError).
+ */
+export function importRowsOf(input: AsyncIterable<string | Uint8Array>, format: ImportFormat = "csv"): AsyncGenerator<ImportRow> {
+  const reading = importFileReading(format);
+  const onHeader = (names: string[]) => {
+    const problem = reading.checkHeader(names);
+    if (problem) throw new ImportFileError(problem);
+  };
+  if (!reading.translate) return readCsvRows(input, { columns: reading.columns, ownHeader: EXPORT_COLUMNS, onHeader });
+  return translated(readCsvRows(input, { columns: reading.columns, headerKey: reading.headerKey, onHeader }), reading.translate);
 }
 
-/**
- * The rows of an import file (text or bytes), as core takes them: only the import's columns, and a row
- * the CSV reader could not read as a row error. A file with exactly the export's header is one of our
- * exports: its cells' formula neutralisation is undone, so it imports back to the exported values
- * (CONTRACT §17). Nothing in the bytes can make this throw except a
- * header that is missing, unreadable or without a url column (ImportFileError, CsvFormatError).
- */
-export function importRowsOf(input: AsyncIterable<string | Uint8Array>): AsyncGenerator<ImportRow> {
-  return readCsvRows(input, { columns: IMPORT_COLUMNS, ownHeader: EXPORT_COLUMNS, onHeader: checkHeader });
+/** Each readable record translated into an import row (same line); an unreadable one stays a row error. */
+async function* translated(rows: AsyncIterable<CsvRow>, translate: (record: ExportRecord) => ImportFields): AsyncGenerator<ImportRow> {
+  for await (const row of rows) yield row.error !== undefined ? row : { line: row.line, fields: translate(row.fields) };
 }
 
 /** Why a file failed, in words for the job's `failure_reason`. */
@@ -118,5 +126,5 @@ export async function runClaimedJob(ctx: SystemCtx, job: ClaimedImport, rows: As
 export async function processStoredJob(ctx: SystemCtx, jobId: number, options: RunImportOptions): Promise<JobResult> {
   const job = await claimImport(ctx, jobId);
   if (!job?.hasSource) return { outcome: "gone" };
-  return runClaimedJob(ctx, job, importRowsOf(smallPieces(streamImportSource(ctx, jobId))), options);
+  return runClaimedJob(ctx, job, importRowsOf(smallPieces(streamImportSource(ctx, jobId)), job.format), options);
 }

@@ -1,7 +1,20 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { checkImport, claimImport, createImport, findDomainByName, findUserByEmail, personalActor, getImport, ImportGoneError, normalizeDomainName, type Ctx, type SystemCtx } from "@shortener/core";
+import {
+  checkImport,
+  claimImport,
+  createImport,
+  findDomainByName,
+  findUserByEmail,
+  personalActor,
+  getImport,
+  ImportGoneError,
+  normalizeDomainName,
+  type Ctx,
+  type ImportFormat,
+  type SystemCtx,
+} from "@shortener/core";
 import { migrate, type Database } from "@shortener/db";
 import { CliError, parseCliArgs, USAGE, type CliArgs } from "./cli/args.ts";
 import { openCliDatabase } from "./cli/database.ts";
@@ -71,6 +84,22 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
 }
 
+/** Reads a file's header only, with the import's own reader: a CliError with the reason when its format cannot read it. */
+async function checkFileHeader(file: string, format: ImportFormat): Promise<void> {
+  const stream = createReadStream(file);
+  const rows = importRowsOf(stream, format);
+  try {
+    await rows.next();
+  } catch (error) {
+    const reason = describeFileError(error);
+    if (reason) throw new CliError(`${reason} Nothing was imported.`);
+    throw error;
+  } finally {
+    await rows.return(undefined);
+    stream.destroy();
+  }
+}
+
 /** The file's absolute path and size; a CliError when it is not a readable file. */
 function statFile(name: string): { file: string; size: number } {
   const file = resolve(name);
@@ -115,7 +144,7 @@ async function dryRun(run: CliRun): Promise<number> {
       ctx: run.sys,
       workspaceId: run.ctx.actor.workspaceId,
       defaultDomainId: run.domainId,
-      rows: importRowsOf(input.stream),
+      rows: importRowsOf(input.stream, args.format),
       options: { ...(batchSize ? { batchSize } : {}), onBatch: (o, t) => (errors.write(o.errors), progress.onRows(t)) },
     });
     progress.stop();
@@ -141,8 +170,14 @@ async function dryRun(run: CliRun): Promise<number> {
  */
 async function importAsJob(run: CliRun): Promise<number> {
   const { args, say, ctx, sys, domainId, errorsBase } = run;
-  const key = args.isAgain ? undefined : `cli:${await sha256File(run.file)}:${domainId ?? "-"}`;
-  const { job, isNew } = await createImport({ ctx, input: { ...(domainId ? { domain_id: domainId } : {}), ...(key ? { idempotency_key: key } : {}) } });
+  // A file whose header is not its format's is refused before any job exists (nothing queued, nothing to resume).
+  await checkFileHeader(run.file, args.format);
+  // One job per file, domain and format (a csv job keeps the key it always had).
+  const key = args.isAgain ? undefined : `cli:${await sha256File(run.file)}:${domainId ?? "-"}${args.format === "csv" ? "" : `:${args.format}`}`;
+  const { job, isNew } = await createImport({
+    ctx,
+    input: { format: args.format, ...(domainId ? { domain_id: domainId } : {}), ...(key ? { idempotency_key: key } : {}) },
+  });
   if (!isNew && (job.status === "completed" || job.status === "failed")) {
     say(`${args.file} was already imported by job ${job.id} (${job.status}); --again imports it once more.`);
     const done = await getImport({ ctx, id: job.id });
@@ -164,7 +199,7 @@ async function importAsJob(run: CliRun): Promise<number> {
     const progress = createProgress(run.io, run.size);
     const input = countingStream(run.file, progress.onBytes);
     const started = performance.now();
-    const result = await runClaimedJob(sys, claimed, importRowsOf(input.stream), {
+    const result = await runClaimedJob(sys, claimed, importRowsOf(input.stream, args.format), {
       ...(run.batchSize ? { batchSize: run.batchSize } : {}),
       shouldStop: () => isStopping,
       onBatch: (_o, t) => progress.onRows(t),

@@ -124,7 +124,21 @@ export { createImport, SOURCE_PART_CHARS } from "./imports/create-import.ts";
 export { getImport, streamImportErrors } from "./imports/get-import.ts";
 export { listImports } from "./imports/list-imports.ts";
 export { checkImportHeader } from "./imports/import-header.ts";
-export { checkImportRow, toLinkInput, type CheckedRow, type ImportRow } from "./imports/check-import-row.ts";
+export {
+  checkExportHeader,
+  EXPORT_FORMATS,
+  exportHeaderKey,
+  IMPORT_FORMATS,
+  importFileReading,
+  isImportFormat,
+  SOURCE_DOMAIN_COLUMN,
+  splitShortUrl,
+  type ExportFormat,
+  type ExportRecord,
+  type ImportFileReading,
+  type ImportFormat,
+} from "./imports/formats/index.ts";
+export { checkImportRow, toLinkInput, type CheckedRow, type ImportFields, type ImportRow } from "./imports/check-import-row.ts";
 export { loadImportScope, type ImportScope } from "./imports/import-scope.ts";
 export { importKeyOf, ImportGoneError, type BatchOutcome } from "./imports/write-import-batch.ts";
 export {

@@ -39,6 +39,11 @@ export type ReadCsvOptions = {
    * as it is.
    */
   ownHeader?: readonly string[];
+  /**
+   * What each header cell is called (default: `normalizeHeader`'s trimmed, lower-cased name). Another
+   * service's export is read with its format's own rule, so `Long URL` and `long_url` are one column.
+   */
+  headerKey?: (cell: string) => string;
 };
 
 /** A file as it arrives: text or bytes, in pieces (a stream, a generator, or an array). */
@@ -76,7 +81,7 @@ export async function* readCsvRows(input: CsvInput, options: ReadCsvOptions = {}
     if (header === undefined) {
       if (record.error !== undefined) throw new CsvFormatError(record.line, `The header row cannot be read: ${record.error}`);
       isOwnFile = options.ownHeader !== undefined && isSameHeader(record.cells, options.ownHeader);
-      const names = normalizeHeader(record.cells);
+      const names = options.headerKey ? record.cells.map(options.headerKey) : normalizeHeader(record.cells);
       options.onHeader?.(names);
       const keep = options.columns ? new Set(options.columns) : undefined;
       header = names.map((name) => (keep && !keep.has(name) ? null : name));
@@ -109,13 +114,13 @@ export type CsvSummary = { header: string[]; rows: number };
  * each), with the very reader the import uses, so the two always agree. An unreadable header row throws
  * a CsvFormatError; a file without a record has the header `[]`.
  */
-export async function summarizeCsv(input: CsvInput, options: { maxRecordChars?: number } = {}): Promise<CsvSummary> {
+export async function summarizeCsv(input: CsvInput, options: { maxRecordChars?: number; headerKey?: (cell: string) => string } = {}): Promise<CsvSummary> {
   let header: string[] | undefined;
   let rows = 0;
   for await (const record of readCsvRecords(input, options)) {
     if (header !== undefined) rows++;
     else if (record.error !== undefined) throw new CsvFormatError(record.line, `The header row cannot be read: ${record.error}`);
-    else header = normalizeHeader(record.cells);
+    else header = options.headerKey ? record.cells.map(options.headerKey) : normalizeHeader(record.cells);
   }
   return { header: header ?? [], rows };
 }

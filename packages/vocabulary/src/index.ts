@@ -4,7 +4,7 @@
  * Plain constants and their types only: this package imports nothing, so the dashboard's bundle takes
  * these lists without drizzle, zod or Node (tooling/eslint/boundaries.js keeps it so).
  */
-export { IMPORT_STATUSES, type ImportStatus } from "./imports.ts";
+export { IMPORT_FORMAT_LABELS, IMPORT_FORMATS, IMPORT_STATUSES, type ImportFormat, type ImportStatus } from "./imports.ts";
 export { LINK_FIELDS, LINK_STATUS, LINK_STATUS_NAMES, type LinkField, type LinkStatus } from "./links.ts";
 export { PIXEL_TYPES, type PixelType } from "./pixels.ts";
 export { API_KEY_SCOPES, type Scope } from "./scopes.ts";

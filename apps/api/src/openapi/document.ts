@@ -652,6 +652,7 @@ function addImports({ outputs, paths }: Parts): void {
   outputs.add(listEnvelope(ImportJson), { id: "ImportList" });
   const imports = ["Imports"];
   const importDomain = inputProperty(core.CreateImportInput, "domain_id");
+  const importFormat = inputProperty(core.CreateImportInput, "format");
   paths["/imports"] = {
     get: {
       operationId: "listImports",
@@ -668,6 +669,14 @@ function addImports({ outputs, paths }: Parts): void {
         "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing. The dashboard sends its session cookie instead of a key, with the session's x-csrf-token header (without it: 403).",
       parameters: [
         { name: "domain_id", in: "query", required: false, description: "The domain of rows that name none.", schema: importDomain },
+        {
+          name: "format",
+          in: "query",
+          required: false,
+          description:
+            "How the file is read: csv (the default, the columns above) or another service's own export file, read as that service writes it (bitly, rebrandly, shortio, dub, shlink, yourls, kutt, phpshort; docs/migrating.md). A header without the columns its format needs: 422 on file naming them. An unknown format: 422 on format listing the formats.",
+          schema: importFormat,
+        },
         { name: "Idempotency-Key", in: "header", required: false, description: "Printable ASCII, at most 255 characters.", schema: inputProperty(core.CreateImportInput, "idempotency_key") },
       ],
       requestBody: {
@@ -675,7 +684,7 @@ function addImports({ outputs, paths }: Parts): void {
         content: {
           "text/csv": { schema: { type: "string" } },
           "multipart/form-data": {
-            schema: { type: "object", required: ["file"], properties: { file: { type: "string", contentMediaType: "text/csv" }, domain_id: importDomain } },
+            schema: { type: "object", required: ["file"], properties: { file: { type: "string", contentMediaType: "text/csv" }, domain_id: importDomain, format: importFormat } },
           },
         },
       },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { API_KEY_SCOPES, PIXEL_TYPES, WEBHOOK_EVENT_TYPES } from "@shortener/core";
+import { API_KEY_SCOPES, IMPORT_FORMATS, PIXEL_TYPES, WEBHOOK_EVENT_TYPES } from "@shortener/core";
 
 /*
  * The JSON the REST API answers (CONTRACT §2, §3), as zod schemas: the OpenAPI document is generated
@@ -139,6 +139,7 @@ export const ImportJson = z.strictObject({
   id: Id,
   status: ImportStatus,
   domain_id: Id.nullable().describe("the default domain of rows that name none"),
+  format: z.enum(IMPORT_FORMATS).describe("how the file is read: csv, or another service's own export (docs/migrating.md)"),
   total_rows: z.int().min(0),
   processed_rows: z.int().min(0),
   created_rows: z.int().min(0),

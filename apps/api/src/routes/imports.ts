@@ -7,7 +7,19 @@ import { pipeline } from "node:stream/promises";
 import multipart from "@fastify/multipart";
 import { CsvFormatError, ERRORS_CSV_HEADER, formatErrorsCsv, summarizeCsv } from "@shortener/csv";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { checkImportHeader, createImport, CreateImportInput, getImport, listImports, ListImportsInput, SOURCE_PART_CHARS, streamImportErrors, ValidationError } from "@shortener/core";
+import {
+  createImport,
+  CreateImportInput,
+  getImport,
+  IMPORT_FORMATS,
+  importFileReading,
+  isImportFormat,
+  listImports,
+  ListImportsInput,
+  SOURCE_PART_CHARS,
+  streamImportErrors,
+  ValidationError,
+} from "@shortener/core";
 import type { ApiDeps } from "../deps.ts";
 import { HttpError, toErrorResponse } from "../errors.ts";
 import { ctxOf } from "../http/auth.ts";
@@ -78,20 +90,22 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
 
   /**
    * Receives the upload into a temporary file (bounded memory whatever its size): a text/csv body (the
-   * default domain in the query) or a multipart form (`file`, and `domain_id` before or after it).
+   * default domain and the format in the query) or a multipart form (`file`, and `domain_id` and
+   * `format` before or after it; a form field wins over the query).
    */
-  async function receiveUpload(request: FastifyRequest, path: string): Promise<{ domainId: unknown }> {
+  async function receiveUpload(request: FastifyRequest, path: string): Promise<{ domainId: unknown; format: unknown }> {
     const query = request.query as Record<string, unknown>;
     const declared = Number(request.headers["content-length"] ?? 0);
     if (declared > importMaxBytes && !request.isMultipart()) throw tooLarge();
     const body = request.body as unknown;
     if (body && typeof (body as NodeJS.ReadableStream).pipe === "function" && !request.isMultipart()) {
       await save(body as NodeJS.ReadableStream, path);
-      return { domainId: query.domain_id };
+      return { domainId: query.domain_id, format: query.format };
     }
     if (!request.isMultipart()) throw new HttpError(415, "unsupported_media_type", UNSUPPORTED);
     let hasFile = false;
     let domainId: unknown = query.domain_id;
+    let format: unknown = query.format;
     try {
       for await (const part of request.parts()) {
         if (part.type === "file") {
@@ -104,13 +118,15 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
           hasFile = true;
         } else if (part.fieldname === "domain_id" && part.value !== "") {
           domainId = part.value;
+        } else if (part.fieldname === "format" && part.value !== "") {
+          format = part.value;
         }
       }
     } catch (error) {
       throw isMalformedMultipart(error) ? new HttpError(400, "bad_request", MALFORMED_MULTIPART) : error;
     }
     if (!hasFile) throw new ValidationError({ file: ["The file field is required."] });
-    return { domainId };
+    return { domainId, format };
   }
 
   // There is no imports:read: the scope that uploads a file also follows its job (docs/adr/0027-scoped-api-keys.md).
@@ -129,13 +145,18 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
         const dir = await mkdtemp(join(tmpdir(), "shortener-upload-"));
         try {
           const path = join(dir, "upload.csv");
-          const { domainId } = await receiveUpload(request, path);
+          const received = await receiveUpload(request, path);
+          const { domainId } = received;
+          // CONTRACT §23: `csv` (§12) unless another service's export is named; an unknown one is refused before the file is read.
+          const format = received.format === undefined || received.format === "" ? "csv" : received.format;
+          if (!isImportFormat(format)) throw new ValidationError({ format: [`The format must be one of ${IMPORT_FORMATS.join(", ")}.`] });
+          const reading = importFileReading(format);
           // The header and row count, read by the importer's own CSV reader, so `total_rows` is what it will read.
-          const upload = await summarizeCsv(readTextParts(path, 1024 * 1024)).catch((error: unknown) => {
+          const upload = await summarizeCsv(readTextParts(path, 1024 * 1024), { headerKey: reading.headerKey }).catch((error: unknown) => {
             if (error instanceof CsvFormatError) throw new ValidationError({ file: [error.message] });
             throw error;
           });
-          const headerProblem = checkImportHeader(upload.header);
+          const headerProblem = reading.checkHeader(upload.header);
           if (headerProblem) throw new ValidationError({ file: [headerProblem] });
           if (upload.rows === 0) throw new ValidationError({ file: ["The file has no rows after its header."] });
           if (upload.rows > importMaxRows) throw new ValidationError({ file: [`The file has more than ${importMaxRows.toLocaleString("en-US")} rows.`] });
@@ -144,6 +165,7 @@ export async function importRoutes(app: FastifyInstance, deps: ApiDeps): Promise
             ctx,
             input: formInput(CreateImportInput, {
               total_rows: upload.rows,
+              format,
               ...(domainId !== undefined && domainId !== "" ? { domain_id: domainId } : {}),
               ...(typeof key === "string" && key !== "" ? { idempotency_key: key } : {}),
             }),

@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import type { ImportStatus } from "@shortener/vocabulary";
+import { IMPORT_FORMAT_LABELS, IMPORT_FORMATS, type ImportFormat, type ImportStatus } from "@shortener/vocabulary";
 import { messageOf, newIdempotencyKey, uploadImport, useTRPC, type Outputs } from "../trpc.ts";
 import { ErrorBanner, Field, formatMoment, Pager } from "../ui.tsx";
 
@@ -81,6 +81,8 @@ function ImportCard({ job }: { job: ImportJob }) {
         <dd>
           {job.created_rows} {job.created_rows === 1 ? "link" : "links"} ({job.skipped_rows} skipped, {job.failed_rows} failed)
         </dd>
+        <dt>Format</dt>
+        <dd>{IMPORT_FORMAT_LABELS[job.format]}</dd>
         <dt>Uploaded</dt>
         <dd>{formatMoment(job.created_at)}</dd>
         <dt>Finished</dt>
@@ -115,12 +117,14 @@ function UploadForm({ onQueued }: { onQueued: (job: { id: number; isNew: boolean
   const [file, setFile] = useState<File | null>(null);
   /** The chosen default domain's id, "" for none; undefined until chosen: the first domain. */
   const [domainId, setDomainId] = useState<string | undefined>(undefined);
+  /** How the file is read: this service's CSV, or another service's own export (CONTRACT §23). */
+  const [format, setFormat] = useState<ImportFormat>("csv");
   const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
   /** Changed after each upload: a new, empty file input. */
   const [formKey, setFormKey] = useState(0);
   const chosenDomain = domainId ?? String(domains.data?.data[0]?.id ?? "");
   const upload = useMutation({
-    mutationFn: (chosen: File) => uploadImport(chosen, { domainId: chosenDomain === "" ? null : Number(chosenDomain), idempotencyKey }),
+    mutationFn: (chosen: File) => uploadImport(chosen, { domainId: chosenDomain === "" ? null : Number(chosenDomain), format, idempotencyKey }),
     onSuccess: (answer) => {
       if (!answer.ok) return;
       setFile(null);
@@ -158,7 +162,30 @@ function UploadForm({ onQueued }: { onQueued: (job: { id: number; isNew: boolean
           />
         )}
       </Field>
-      <Field label="Default domain" errors={errors.domain_id} hint="For the rows that name no domain.">
+      <Field
+        label="File format"
+        errors={errors.format}
+        hint="Another service's export is read as that service writes it; its short URLs keep their aliases, on their domain when it is one of yours, else on the default domain."
+      >
+        {(p) => (
+          <select
+            {...p}
+            value={format}
+            onChange={(e) => {
+              setFormat(e.target.value as ImportFormat);
+              setIdempotencyKey(newIdempotencyKey());
+              upload.reset();
+            }}
+          >
+            {IMPORT_FORMATS.map((name) => (
+              <option key={name} value={name}>
+                {IMPORT_FORMAT_LABELS[name]}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Default domain" errors={errors.domain_id} hint="For the rows that name no domain, and short URLs on a domain that is not yours.">
         {(p) => (
           <select
             {...p}

@@ -1,9 +1,13 @@
 import { parseArgs } from "node:util";
+import { IMPORT_FORMATS, isImportFormat, type ImportFormat } from "@shortener/core";
 
-export const USAGE = `Usage: pnpm importer import <file.csv> --user <email> [--domain <name>] [--dry-run] [--again]
+export const USAGE = `Usage: pnpm importer import <file.csv> --user <email> [--domain <name>] [--format <name>] [--dry-run] [--again]
 
 Imports a CSV of links (docs/importing.md) straight into the database as <email>'s links.
-  --domain <name>   the domain of rows that name none (one of the user's domains)
+  --domain <name>   the domain of rows that name none (one of the user's domains), and of
+                    rows whose short URL is on a domain that is not one of them
+  --format <name>   ${IMPORT_FORMATS.join("|")} (default csv): another service's own export
+                    file, read as that service writes it (docs/migrating.md)
   --dry-run         check every row and report, write nothing
   --again           import the file again as a new job (by default the same file, user and
                     domain are one job: running the command again resumes or reports it)
@@ -22,7 +26,7 @@ export class CliError extends Error {
   }
 }
 
-export type CliArgs = { file: string; user: string; domain?: string; isDryRun: boolean; isAgain: boolean; batchSize?: number };
+export type CliArgs = { file: string; user: string; domain?: string; format: ImportFormat; isDryRun: boolean; isAgain: boolean; batchSize?: number };
 
 /** The command line, or "help"; anything else is a CliError with exit status 2 and the usage. */
 export function parseCliArgs(argv: string[]): CliArgs | "help" {
@@ -34,6 +38,7 @@ export function parseCliArgs(argv: string[]): CliArgs | "help" {
       options: {
         user: { type: "string" },
         domain: { type: "string" },
+        format: { type: "string", default: "csv" },
         "dry-run": { type: "boolean", default: false },
         again: { type: "boolean", default: false },
         "batch-size": { type: "string" },
@@ -48,6 +53,8 @@ export function parseCliArgs(argv: string[]): CliArgs | "help" {
   const [command, file, ...rest] = positionals;
   if (command !== "import" || !file || rest.length) throw new CliError(USAGE, 2);
   if (!values.user) throw new CliError(`--user <email> is required.\n\n${USAGE}`, 2);
+  const format = values.format ?? "csv";
+  if (!isImportFormat(format)) throw new CliError(`--format must be one of ${IMPORT_FORMATS.join(", ")}.`, 2);
   let batchSize: number | undefined;
   if (values["batch-size"] !== undefined) {
     batchSize = Number(values["batch-size"]);
@@ -57,6 +64,7 @@ export function parseCliArgs(argv: string[]): CliArgs | "help" {
     file,
     user: values.user,
     ...(values.domain !== undefined ? { domain: values.domain } : {}),
+    format,
     isDryRun: values["dry-run"] ?? false,
     isAgain: values.again ?? false,
     ...(batchSize ? { batchSize } : {}),

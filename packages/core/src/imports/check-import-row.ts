@@ -10,6 +10,7 @@ import { normalizeDomainName } from "../urls/url.ts";
 import { addError, createFieldsParser } from "../validation/fields.ts";
 import type { RowError } from "./import-job.ts";
 import { ownedInScope, type ImportScope } from "./import-scope.ts";
+import { SOURCE_DOMAIN_COLUMN } from "./formats/format.ts";
 import { IMPORT_COLUMNS } from "./schemas.ts";
 
 /** A row's cells by column name. */
@@ -32,6 +33,9 @@ export type CheckedRow = Omit<NewLink, "targetType" | "countryTarget" | "platfor
 };
 
 export type RowCheck = { ok: true; row: CheckedRow } | { ok: false; errors: RowError[] };
+
+/** The text columns whose bytes are checked: the import's own, and the domain a translated export names. */
+const CHECKED_TEXT_COLUMNS: readonly string[] = [...IMPORT_COLUMNS, SOURCE_DOMAIN_COLUMN];
 
 /** Bytes that were not UTF-8 decode to U+FFFD; Postgres text cannot hold NUL. Either makes the row an error. */
 const UNDECODABLE = /[\u0000\ufffd]/;
@@ -66,7 +70,7 @@ export function toLinkInput(fields: ImportFields): Record<string, unknown> {
 export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): RowCheck {
   if (row.error !== undefined) return { ok: false, errors: [{ line: row.line, field: null, message: row.error }] };
   const errors: FieldErrors = {};
-  for (const column of IMPORT_COLUMNS) {
+  for (const column of CHECKED_TEXT_COLUMNS) {
     const value = row.fields[column];
     if (value !== undefined && UNDECODABLE.test(value)) addError(errors, column, "The value is not valid UTF-8 text.");
   }
@@ -81,7 +85,13 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
       if (id === undefined) addError(errors, "domain", "The selected domain is invalid.");
       else input.domain_id = id;
     } else if (!row.fields.domain) {
-      if (scope.defaultDomainId !== null) input.domain_id = scope.defaultDomainId;
+      // A translated export's short-URL domain (`source_domain`): that domain when it is one of ours, else the default.
+      const sourceName = row.fields[SOURCE_DOMAIN_COLUMN] ? normalizeDomainName(row.fields[SOURCE_DOMAIN_COLUMN]) : null;
+      const sourceId = sourceName ? scope.domainIds.get(sourceName) : undefined;
+      if (sourceId !== undefined) input.domain_id = sourceId;
+      else if (scope.defaultDomainId !== null) input.domain_id = scope.defaultDomainId;
+      else if (row.fields[SOURCE_DOMAIN_COLUMN])
+        addError(errors, "domain", `The short URL's domain${sourceName ? ` ${sourceName}` : ""} is not one of your domains, and the import has no default domain.`);
       else addError(errors, "domain", "The row names no domain (domain or domain_id) and the import has no default domain.");
     }
   }

@@ -54,6 +54,7 @@ export async function createImport({ ctx, input, sourceParts }: { ctx: Ctx; inpu
         idempotencyKey: v.idempotency_key ?? null,
         defaultDomainId: v.domain_id ?? null,
         hasSource: parts !== undefined,
+        format: v.format ?? "csv",
         totalRows: v.total_rows ?? 0,
         checkpointLine: parts ? 0 : 1,
         createdAt: now,

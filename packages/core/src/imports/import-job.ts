@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, or } from "drizzle-orm";
 import { importErrors, importJobs, type Db } from "@shortener/db";
+import type { ImportFormat } from "./formats/names.ts";
 import type { ImportStatus } from "./schemas.ts";
 
 /** An import job as core returns it. */
@@ -8,6 +9,8 @@ export type ImportJob = {
   workspaceId: number;
   status: ImportStatus;
   defaultDomainId: number | null;
+  /** How the file is read: `csv` or another service's export (CONTRACT §23). */
+  format: ImportFormat;
   totalRows: number;
   processedRows: number;
   createdRows: number;
@@ -31,6 +34,7 @@ export const importJobColumns = {
   workspaceId: importJobs.workspaceId,
   status: importJobs.status,
   defaultDomainId: importJobs.defaultDomainId,
+  format: importJobs.format,
   totalRows: importJobs.totalRows,
   processedRows: importJobs.processedRows,
   createdRows: importJobs.createdRows,

@@ -5,6 +5,7 @@ import { ALIAS_TAKEN, classifyAliasConflict } from "../links/alias-conflict.ts";
 import { recordImportEvent } from "../webhooks/record-event.ts";
 import { recordImportFinished } from "./record-import-finished.ts";
 import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-row.ts";
+import type { ImportFormat } from "./formats/names.ts";
 import type { RowError } from "./import-job.ts";
 import { loadImportScope, type ImportScope } from "./import-scope.ts";
 import { hashRowSecrets, writeImportBatch, type BatchOutcome, type WritableRow } from "./write-import-batch.ts";
@@ -16,6 +17,8 @@ export type ClaimedImport = {
   id: number;
   workspaceId: number;
   defaultDomainId: number | null;
+  /** How the job's file is read (CONTRACT §23): a resumed run reads it as its upload was checked. */
+  format: ImportFormat;
   checkpointLine: number;
   /** Whether the job's file is stored (API jobs); the CLI streams its own file. */
   hasSource: boolean;
@@ -42,6 +45,7 @@ export async function claimImport(ctx: SystemCtx, jobId: number): Promise<Claime
       id: importJobs.id,
       workspaceId: importJobs.workspaceId,
       defaultDomainId: importJobs.defaultDomainId,
+      format: importJobs.format,
       checkpointLine: importJobs.checkpointLine,
       hasSource: importJobs.hasSource,
       totalRows: importJobs.totalRows,

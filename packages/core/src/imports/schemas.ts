@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PageParams } from "../lists/pagination.ts";
-import { defaulted, idField, intField, onCreate, textField } from "../validation/fields.ts";
+import { defaulted, idField, intField, onCreate, stringEnumField, textField } from "../validation/fields.ts";
+import { IMPORT_FORMATS } from "./formats/names.ts";
 
 export { IMPORT_STATUSES, type ImportStatus } from "@shortener/vocabulary";
 
@@ -35,6 +36,8 @@ export const CreateImportShape = {
   source: onCreate(z.string({ error: "The file must be text." })),
   /** The number of data rows, counted by the adapter that received the file (core does not read CSV). */
   total_rows: defaulted(intField("total rows", { min: 0, max: 2_147_483_647 }), 0),
+  /** How the file is read (CONTRACT §23): `csv` (§12), or another service's own export. */
+  format: defaulted(stringEnumField("format", IMPORT_FORMATS), "csv"),
   /** The domain of rows that name none. */
   domain_id: onCreate(idField("domain id")),
   idempotency_key: onCreate(textField("idempotency key", 1, 255).regex(/^[\x21-\x7e]+$/, { error: "The idempotency key may only contain printable ASCII characters without spaces." })),

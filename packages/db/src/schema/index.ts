@@ -490,6 +490,13 @@ export const importJobs = pgTable(
      * finishes so a restarted worker can resume it. False for CLI jobs, which read their own file.
      */
     hasSource: boolean().notNull().default(false),
+    /**
+     * How the file is read: `csv` (CONTRACT §12) or another service's export (§23: `bitly`, `dub`, …),
+     * so a resumed worker reads the stored file the way its upload was checked.
+     */
+    format: text({ enum: ["csv", "bitly", "rebrandly", "shortio", "dub", "shlink", "yourls", "kutt", "phpshort"] })
+      .notNull()
+      .default("csv"),
     totalRows: integer().notNull().default(0),
     processedRows: integer().notNull().default(0),
     createdRows: integer().notNull().default(0),

@@ -1,0 +1,159 @@
+import type { ImportFields } from "../check-import-row.ts";
+
+/**
+ * One record of another service's export file, by header key (`exportHeaderKey`): `Long URL`,
+ * `long_url` and `longUrl` are all `longurl`. Cells are as the file has them, untrimmed.
+ */
+export type ExportRecord = Readonly<Record<string, string | undefined>>;
+
+/**
+ * A service's own export file (CONTRACT §23), read as that service writes it and translated record by
+ * record into an import row with the column names of §12 and the import-row extension columns
+ * (`created_at`, `clicks`, `tags`, …). The translated row then obeys §4 and §15 like any row: a
+ * translator never judges a value, it only moves it to the column it means, so a hostile value meets
+ * the same checks (and gets the same row error) as in a plain CSV.
+ */
+export type ExportFormat = {
+  /** The `format=` value. */
+  name: string;
+  /** The service, as people write it. */
+  label: string;
+  /** Where the columns were taken from (the service's documentation or public code). */
+  source: string;
+  /** The header keys the translator reads (`exportHeaderKey` of each column name); every other column is dropped while reading. */
+  columns: readonly string[];
+  /**
+   * What a header must have to be this service's export: each group is one column, under any of the
+   * names listed (as the service writes them; matched through `exportHeaderKey`).
+   */
+  required: ReadonlyArray<readonly string[]>;
+  translate(record: ExportRecord): ImportFields;
+};
+
+/** A header cell as the export formats compare it: lower-cased, with everything but letters and digits removed. */
+export function exportHeaderKey(cell: string): string {
+  return cell.toLowerCase().replace(/[^a-z0-9]/g, "");
+}
+
+/** The header keys of some column names. */
+export function keysOf(...names: string[]): string[] {
+  return [...new Set(names.map(exportHeaderKey))];
+}
+
+/** The first cell among `keys` that holds something other than blanks, trimmed; undefined when none does. */
+export function cell(record: ExportRecord, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const value = record[key]?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** Sets `out[column]` when `value` is set: an unset value stays absent, as an empty CSV cell would. */
+export function put(out: Record<string, string>, column: string, value: string | undefined): void {
+  if (value !== undefined && value !== "") out[column] = value;
+}
+
+/** The part of a short URL this service keeps: the domain name (lower-cased host, port kept) and the alias (the path without its slashes). */
+export type ShortUrlParts = { domain: string | undefined; alias: string };
+
+/**
+ * A short URL (`https://bit.ly/abc`, `bit.ly/abc`, `rebrand.ly/abc`) split into its domain and alias.
+ * Whatever the value, this never throws: a value that is no URL at all comes back as the alias, so the
+ * row check refuses it (an alias of `A-Z a-z 0-9 - _` only) with a row error instead of losing it.
+ */
+export function splitShortUrl(value: string): ShortUrlParts {
+  const text = value.trim();
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    return { domain: undefined, alias: text };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return { domain: undefined, alias: text };
+  const alias = url.pathname.replace(/^\/+/, "").replace(/\/+$/, "");
+  // A query or fragment is not part of any of these services' aliases: keep it, so the alias check refuses the row.
+  return { domain: url.host || undefined, alias: alias + url.search + url.hash };
+}
+
+/**
+ * A date-time as databases and APIs write it: `2024-05-01 10:20:30` (MySQL, no zone: UTC),
+ * `2024-05-01 10:20:30.123+00` (Postgres), `2024-05-01T10:20:30Z`, `…+0000`, `…+02:00`, or a date alone.
+ */
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/**
+ * A date-time as the import's `created_at` takes it (ISO 8601, UTC). A date-time without a zone is
+ * UTC; a value that is no date at all is passed on as it is, for the row check to refuse.
+ */
+export function isoDateTime(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const match = DATE_TIME.exec(value);
+  if (!match) return value;
+  const [, date, time, zone] = match;
+  const offset = zone === undefined || /^z$/i.test(zone) ? "Z" : zone.length === 3 ? `${zone}:00` : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const parsed = Date.parse(time === undefined ? `${date}T00:00:00Z` : `${date}T${time}${offset}`);
+  return Number.isNaN(parsed) ? value : new Date(parsed).toISOString();
+}
+
+/**
+ * An expiry moment as the import's `expiration_date` (`YYYY-MM-DD`) and `expiration_time` (`HH:MM`),
+ * both UTC. A value that is no date goes to `expiration_date` as it is, for the row check to refuse.
+ */
+export function putExpiration(out: Record<string, string>, value: string | undefined): void {
+  const iso = isoDateTime(value);
+  if (iso === undefined) return;
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso)) {
+    out.expiration_date = iso;
+    return;
+  }
+  out.expiration_date = iso.slice(0, 10);
+  out.expiration_time = iso.slice(11, 16);
+}
+
+/** Tag names separated by `separator` as the import's `tags` column takes them: `;`-separated, trimmed, empty names dropped. */
+export function joinTags(value: string | undefined, separator: RegExp): string | undefined {
+  if (value === undefined) return undefined;
+  const names = value
+    .split(separator)
+    .map((name) => name.trim())
+    .filter(Boolean);
+  return names.length ? names.join(";") : undefined;
+}
+
+/** A count as the import's `clicks` column takes it; `1,234` and `1 234` lose their separators, anything else is passed on for the row check. */
+export function count(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const digits = value.replace(/[,\s]/g, "");
+  return /^\d+$/.test(digits) ? digits : value;
+}
+
+/**
+ * Whether a password cell says one is set: a hash, a secret, or `true`/`1` (exports that only say
+ * whether there is one); empty, `false`, `f`, `0` and `null` say there is none.
+ */
+export function hasSecret(value: string | undefined): boolean {
+  return value !== undefined && !/^(false|f|0|null|no)$/i.test(value);
+}
+
+/** Whether a cell says yes, as exports write booleans (`true`, `1`, `yes`). */
+export function isYes(value: string | undefined): boolean {
+  return value !== undefined && /^(true|1|yes|t)$/i.test(value);
+}
+
+/**
+ * The column a translated row names its short URL's domain in. It is a hint, not a `domain`: the row
+ * takes that domain when it is one of the importer's domains, else the job's default domain (an
+ * operator moving `bit.ly` links to their own domain expects that), and is a row error only when the
+ * job has no default domain either.
+ */
+export const SOURCE_DOMAIN_COLUMN = "source_domain";
+
+/** Puts a short URL's alias and domain hint into a row. */
+export function putShortUrl(out: Record<string, string>, value: string | undefined): void {
+  if (value === undefined) return;
+  const { domain, alias } = splitShortUrl(value);
+  put(out, "alias", alias);
+  put(out, SOURCE_DOMAIN_COLUMN, domain);
+}

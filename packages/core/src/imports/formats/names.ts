@@ -1,0 +1,1 @@
+export { IMPORT_FORMATS, type ImportFormat } from "@shortener/vocabulary";
