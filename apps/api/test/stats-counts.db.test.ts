@@ -69,7 +69,7 @@ describe("GET /api/v1/stats/{id}: the summary and the new columns (CONTRACT §21
     const res = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=summary&${RANGE}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
-      data: { clicks: 7, unique_visitors: 5, bots: 7, first_click_at: "2026-03-01T09:12:34.567Z", last_click_at: "2026-03-03T17:45:00.001Z" },
+      data: { clicks: 7, unique_visitors: 5, bots: 7, imported_clicks: 0, first_click_at: "2026-03-01T09:12:34.567Z", last_click_at: "2026-03-03T17:45:00.001Z" },
       status: 200,
     });
     const client = trpcClient(api.app, owner.user.apiKey);
@@ -87,7 +87,7 @@ describe("GET /api/v1/stats/{id}: the summary and the new columns (CONTRACT §21
     ]);
     await insertRawClick(link.id, "2026-03-02T22:30:00Z");
     const res = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=summary&${RANGE}`);
-    expect(res.body.data).toEqual({ clicks: 2, unique_visitors: 0, bots: 0, first_click_at: "2026-03-01T04:00:00.000Z", last_click_at: "2026-03-02T22:30:00.000Z" });
+    expect(res.body.data).toEqual({ clicks: 2, unique_visitors: 0, bots: 0, imported_clicks: 0, first_click_at: "2026-03-01T04:00:00.000Z", last_click_at: "2026-03-02T22:30:00.000Z" });
     const empty = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=summary&from=2026-04-01&to=2026-04-30`);
     expect(empty.body.data).toEqual({ clicks: 0, unique_visitors: 0, bots: 0, first_click_at: null, last_click_at: null });
   });

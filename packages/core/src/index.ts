@@ -126,7 +126,8 @@ export { listImports } from "./imports/list-imports.ts";
 export { checkImportHeader } from "./imports/import-header.ts";
 export { checkImportRow, toLinkInput, type CheckedRow, type ImportRow } from "./imports/check-import-row.ts";
 export { loadImportScope, type ImportScope } from "./imports/import-scope.ts";
-export { importKeyOf, ImportGoneError, type BatchOutcome } from "./imports/write-import-batch.ts";
+export { importKeyOf, ImportGoneError, type BatchOutcome, type SourceCheckpoint } from "./imports/write-import-batch.ts";
+export { MIGRATION_COLUMNS, readRowExtensions, type MigrationColumn, type RowExtensions } from "./imports/import-extensions.ts";
 export {
   checkImport,
   claimImport,
@@ -135,8 +136,11 @@ export {
   failImport,
   failStaleUploads,
   findImportsToResume,
+  findOpenImportByKeyPrefix,
   streamImportSource,
   runImport,
+  runImportBatches,
+  type ImportBatch,
   type ClaimedImport,
   type ImportTotals,
   type RunImportOptions,
