@@ -137,6 +137,7 @@ export {
   failStaleUploads,
   findImportsToResume,
   findOpenImportByKeyPrefix,
+  setImportTotalRows,
   streamImportSource,
   runImport,
   runImportBatches,
