@@ -1,7 +1,20 @@
 import { createHash } from "node:crypto";
 import { createReadStream, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { checkImport, claimImport, DEFAULT_BATCH_SIZE, createImport, findDomainByName, findUserByEmail, personalActor, getImport, ImportGoneError, normalizeDomainName, type Ctx, type SystemCtx } from "@shortener/core";
+import {
+  checkImport,
+  claimImport,
+  DEFAULT_BATCH_SIZE,
+  createImport,
+  findDomainByName,
+  findUserByEmail,
+  personalActor,
+  getImport,
+  ImportGoneError,
+  normalizeDomainName,
+  type Ctx,
+  type SystemCtx,
+} from "@shortener/core";
 import { migrate, type Database } from "@shortener/db";
 import { CliError, parseCliArgs, USAGE, type CliArgs, type MigrateArgs } from "./cli/args.ts";
 import { openCliDatabase } from "./cli/database.ts";

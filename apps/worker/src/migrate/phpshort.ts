@@ -1,4 +1,4 @@
-import { SourceError, type Source, type SourceLink, type SourceOptions, type SourcePage, type SourceTarget } from "./source.ts";
+import { SourceError, SourceLoopError, type Source, type SourceLink, type SourceOptions, type SourcePage, type SourceTarget } from "./source.ts";
 
 /** The largest page the seed's API lists (`per_page` 10, 25, 50 or 100). */
 const PER_PAGE = 100;
@@ -25,8 +25,7 @@ export function createPhpShortSource(options: SourceOptions): Source {
   let domainNames: Promise<Map<number, string>> | undefined;
   const ahead = new Map<number, Promise<unknown>>();
 
-  const fetchPage = (n: number, signal?: AbortSignal) =>
-    http({ path: "/api/v1/links", query: { page: n, per_page: PER_PAGE, sort_by: "id", sort: "asc" }, headers }, signal);
+  const fetchPage = (n: number, signal?: AbortSignal) => http({ path: "/api/v1/links", query: { page: n, per_page: PER_PAGE, sort_by: "id", sort: "asc" }, headers }, signal);
 
   const readDomains = async (signal?: AbortSignal): Promise<Map<number, string>> => {
     const names = new Map<number, string>();
@@ -54,6 +53,8 @@ export function createPhpShortSource(options: SourceOptions): Source {
       const data = body?.data;
       if (!Array.isArray(data)) throw new SourceError("/api/v1/links answered without a data list: is this a phpShort-compatible API?");
       const next = nextPageOf(body);
+      // Numbered pages only go forward: a next page at or before this one is a loop (even back to the first, whose cursor is null).
+      if (next !== null && next <= n) throw new SourceLoopError(`The source's page ${n} says the next page is ${next}: its pages loop.`);
       if (next !== null) {
         // The source names its next pages itself; the ones after it are read ahead, each retried on its own.
         for (let k = next; k < next + READ_AHEAD; k++) {
@@ -162,8 +163,9 @@ async function toSourceLink(raw: unknown, domains: () => Promise<Map<number, str
 
   const createdAt = dateOf(l.created_at);
   if (createdAt) link.createdAt = createdAt;
-  const clicks = int(l.clicks);
-  if (clicks !== null) link.clicks = clicks;
+  // Passed on as given (a negative or broken count refuses the link, with the reason, in the import's check).
+  if (typeof l.clicks === "number") link.clicks = l.clicks;
+  else if (typeof l.clicks === "string" && l.clicks !== "") link.clicks = Number(l.clicks);
   if (notes.length) link.notes = notes;
   return link;
 }

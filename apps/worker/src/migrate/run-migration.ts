@@ -30,7 +30,7 @@ import type { CliIo } from "../cli/io.ts";
 import { fmt } from "../cli/progress.ts";
 import { tryLockJob } from "../locks.ts";
 import { importRowOf } from "./rows.ts";
-import { SourceError, type Source, type SourceLink } from "./source.ts";
+import { SourceError, SourceLoopError, type Source, type SourceLink } from "./source.ts";
 
 /** One `importer migrate` run, once its source, database, user and domain are known. */
 export type MigrationRun = {
@@ -57,9 +57,6 @@ const MAX_EMPTY_PAGES = 3;
 /** Refused aliases printed; the CSV has every one. */
 const SHOWN_REFUSALS = 50;
 
-/** The source's pages cannot be followed (they loop, or never end in emptiness): the job fails with this reason. */
-export class SourceLoopError extends Error {}
-
 /** What a run saw of its source, beyond the job's counters: for the report. */
 type Seen = { links: number; pages: number; claimedTotal: number | undefined; withTags: number; tagNames: number; notes: Map<string, number> };
 
@@ -69,13 +66,7 @@ type Seen = { links: number; pages: number; claimedTotal: number | undefined; wi
  * already read — in this run or an earlier one of the job — is a loop: SourceLoopError. The next page
  * is asked for while the current batch is being written.
  */
-async function* pagesOf(
-  run: MigrationRun,
-  start: { cursor: string | null; seen: Set<string>; line: number },
-  seen: Seen,
-  progress: () => void,
-  signal: AbortSignal,
-): AsyncGenerator<ImportBatch> {
+async function* pagesOf(run: MigrationRun, start: { cursor: string | null; seen: Set<string>; line: number }, seen: Seen, progress: () => void, signal: AbortSignal): AsyncGenerator<ImportBatch> {
   let cursor = start.cursor;
   let line = start.line;
   let empties = 0;
@@ -194,7 +185,9 @@ async function dryRun(run: MigrationRun): Promise<number> {
     throw asCliError(error);
   }
   progress(true);
-  run.say(`Dry run of ${run.source.name} ${run.url} (nothing written): ${fmt(totals.processed)} links in ${((performance.now() - started) / 1000).toFixed(1)} s — ${fmt(totals.created)} would be created, ${fmt(totals.skipped)} skipped (already here, same url), ${fmt(totals.failed)} refused.`);
+  run.say(
+    `Dry run of ${run.source.name} ${run.url} (nothing written): ${fmt(totals.processed)} links in ${((performance.now() - started) / 1000).toFixed(1)} s — ${fmt(totals.created)} would be created, ${fmt(totals.skipped)} skipped (already here, same url), ${fmt(totals.failed)} refused.`,
+  );
   sayExtras(run, seen, totals.processed);
   sayRefusals(run, refused);
   return 0;
@@ -202,7 +195,10 @@ async function dryRun(run: MigrationRun): Promise<number> {
 
 async function migrateAsJob(run: MigrationRun): Promise<number> {
   const { ctx, sys, say } = run;
-  const prefix = `migrate:${createHash("sha256").update(`${run.source.name}\n${run.url}\n${ctx.actor.workspaceId}\n${run.domainId ?? "-"}`).digest("hex").slice(0, 32)}:`;
+  const prefix = `migrate:${createHash("sha256")
+    .update(`${run.source.name}\n${run.url}\n${ctx.actor.workspaceId}\n${run.domainId ?? "-"}`)
+    .digest("hex")
+    .slice(0, 32)}:`;
   const open = await findOpenImportByKeyPrefix(sys, ctx.actor.workspaceId, prefix);
   const jobId =
     open ??
@@ -233,7 +229,9 @@ async function migrateAsJob(run: MigrationRun): Promise<number> {
     let lastTotal: number | undefined;
     const abort = new AbortController();
     const isAtEnd = isResume && claimed.sourceCursor === null;
-    const batches = isAtEnd ? (async function* (): AsyncGenerator<ImportBatch> {})() : pagesOf(run, { cursor: claimed.sourceCursor, seen: cursorsSeen, line: claimed.checkpointLine }, seen, progress, abort.signal);
+    const batches = isAtEnd
+      ? (async function* (): AsyncGenerator<ImportBatch> {})()
+      : pagesOf(run, { cursor: claimed.sourceCursor, seen: cursorsSeen, line: claimed.checkpointLine }, seen, progress, abort.signal);
     let result: { isFinished: boolean; totals: ImportTotals };
     try {
       result = await runImportBatches({

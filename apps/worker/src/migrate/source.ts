@@ -82,3 +82,11 @@ export class SourceError extends Error {
     this.name = "SourceError";
   }
 }
+
+/** A source whose pages cannot be followed to an end (a next page already read): the run stops, and its job fails with this reason. */
+export class SourceLoopError extends SourceError {
+  constructor(message: string) {
+    super(message);
+    this.name = "SourceLoopError";
+  }
+}

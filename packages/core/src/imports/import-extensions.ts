@@ -6,17 +6,7 @@ import { addError } from "../validation/fields.ts";
  * §23; the names are fixed by the migration work of issue #31, docs/adr/0049-live-migration.md). An
  * export does not write them: they describe a link's past elsewhere, not a setting of ours.
  */
-export const MIGRATION_COLUMNS = [
-  "created_at",
-  "clicks",
-  "clicks_by_day",
-  "tags",
-  "target_type",
-  "country_target",
-  "platform_target",
-  "language_target",
-  "rotation_target",
-] as const;
+export const MIGRATION_COLUMNS = ["created_at", "clicks", "clicks_by_day", "tags", "target_type", "country_target", "platform_target", "language_target", "rotation_target"] as const;
 export type MigrationColumn = (typeof MIGRATION_COLUMNS)[number];
 
 /** What the extension columns of one row say, once read; the targeting groups still to be checked by the link schema. */
@@ -39,7 +29,7 @@ const MAX_DAYS = 20_000;
 const MAX_TAGS = 100;
 const EARLIEST = Date.UTC(1990, 0, 1);
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const TARGET_GROUPS = [
   ["country_target", "country", 1],
   ["platform_target", "platform", 2],
@@ -78,7 +68,7 @@ export function readRowExtensions(fields: Readonly<Record<string, string | undef
   if (created !== undefined) {
     const m = DATE_TIME.exec(created);
     const day = m ? dayStart(m[1] as string, m[2] as string, m[3] as string) : null;
-    const at = m && day !== null ? (m[4] === undefined ? new Date(day) : new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? "00"}${normalizeZone(m[7])}`)) : null;
+    const at = m && day !== null ? (m[4] === undefined ? new Date(day) : new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? "00"}${(m[7] ?? "").slice(0, 4)}${normalizeZone(m[8])}`)) : null;
     if (!at || Number.isNaN(at.getTime())) addError(errors, "created_at", "The creation date must be an ISO 8601 date or date-time.");
     else if (at.getTime() > now.getTime()) addError(errors, "created_at", "The creation date cannot be in the future.");
     else if (at.getTime() < EARLIEST) addError(errors, "created_at", "The creation date cannot be before 1990.");
@@ -123,7 +113,14 @@ export function readRowExtensions(fields: Readonly<Record<string, string | undef
 
   const tags = value("tags");
   if (tags !== undefined) {
-    const names = [...new Set(tags.split(";").map((t) => t.trim()).filter(Boolean))];
+    const names = [
+      ...new Set(
+        tags
+          .split(";")
+          .map((t) => t.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (names.length > MAX_TAGS) addError(errors, "tags", `A link may have at most ${MAX_TAGS} tags.`);
     else if (names.some((t) => t.length > 255 || /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(t))) addError(errors, "tags", "A tag is longer than 255 characters or holds control characters.");
     else out.tags = names;

@@ -74,7 +74,10 @@ export async function findOpenImportByKeyPrefix(ctx: SystemCtx, workspaceId: num
 /** The number of rows a running job expects (its progress in the dashboard): a live migration sets what its source claims. */
 export async function setImportTotalRows(ctx: SystemCtx, jobId: number, total: number): Promise<void> {
   const capped = Math.max(0, Math.min(Math.trunc(total), 2_147_483_647));
-  await ctx.db.update(importJobs).set({ totalRows: capped }).where(and(eq(importJobs.id, jobId), eq(importJobs.status, "running")));
+  await ctx.db
+    .update(importJobs)
+    .set({ totalRows: capped })
+    .where(and(eq(importJobs.id, jobId), eq(importJobs.status, "running")));
 }
 
 /**
