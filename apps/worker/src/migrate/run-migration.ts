@@ -87,7 +87,14 @@ async function* pagesOf(run: MigrationRun, start: { cursor: string | null; seen:
   pending.catch(() => {}); // a run stopped before it needs this page must not leave its failure unhandled
   let batch: ImportBatch = { rows: [], source: { read: [], next: null } };
   for (;;) {
-    const page = await pending;
+    let page: Awaited<typeof pending>;
+    try {
+      page = await pending;
+    } catch (error) {
+      // The pages read so far are whole: commit them before the run stops on this one.
+      if (batch.rows.length || batch.source?.read.length) yield batch;
+      throw error;
+    }
     start.seen.add(key(cursor));
     (batch.source as { read: string[] }).read.push(key(cursor));
     seen.pages++;
