@@ -44,7 +44,7 @@ function pg(database: Database) {
 async function freshService(admin: Database, name: string, keep: boolean): Promise<{ url: string; service?: Service }> {
   await pg(admin).unsafe(`create database "${name}"`);
   const url = withDatabase(ADMIN_URL, name);
-  const service = await startService({ DATABASE_URL: url, ADMIN_API_KEY: KEY, SERVICES: "api", RATE_LIMIT_PER_MINUTE: "100000000", DOMAIN_VERIFICATION: "off" });
+  const service = await startService({ DATABASE_URL: url, ADMIN_API_KEY: KEY, SERVICES: "api", RATE_LIMIT_PER_MINUTE: "1000000", DOMAIN_VERIFICATION: "off" });
   const res = await fetch(`${service.base}/api/v1/domains`, {
     method: "POST",
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/x-www-form-urlencoded" },

@@ -9,7 +9,7 @@ import { runCli } from "@shortener/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
-import { startTestServer, type TestServer } from "./helpers.ts";
+import { bootstrapDomainId, startTestServer, type TestServer } from "./helpers.ts";
 
 /**
  * CONTRACT §23, issue #31: `importer migrate --from phpshort` against a real second instance of this
@@ -138,7 +138,7 @@ beforeAll(async () => {
     ["same-alias", { url: "https://example.com/on-go", domain_id: go }],
     ["same-alias", { url: "https://example.com/on-s", domain_id: s }],
     ["secret", { url: "https://example.com/secret", domain_id: go, password: "hunter22" }, "password"],
-    ["elsewhere", { url: "https://example.com/home", domain_id: String(source.boot.domainId) }, "domain"],
+    ["elsewhere", { url: "https://example.com/home", domain_id: String(bootstrapDomainId(source)) }, "domain"],
   ];
   for (let i = 0; i < 20; i++) forms.push([`bulk-${i}`, { url: `https://example.com/bulk/${i}`, domain_id: i % 2 ? go : s }]);
   for (const [alias, form, isRefused] of forms) {
