@@ -60,10 +60,8 @@ async function freshService(admin: Database, name: string, keep: boolean): Promi
 async function linesOf(url: string): Promise<string[]> {
   const database = await openDb({ url, poolSize: 1 });
   try {
-    const rows = await pg(database).unsafe<Array<{ line: string }>>(
-      `select d.name || '/' || l.alias || ' ' || l.url || ' ' || l.clicks as line from links l join domains d on d.id = l.domain_id order by 1 collate "C"`,
-    );
-    return rows.map((r) => r.line);
+    const rows = await pg(database).unsafe<Array<{ line: string }>>(`select d.name || '/' || l.alias || ' ' || l.url || ' ' || l.clicks as line from links l join domains d on d.id = l.domain_id`);
+    return rows.map((r) => r.line).sort();
   } finally {
     await database.close();
   }
