@@ -392,7 +392,10 @@ export const linkStatsDaily = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.linkId, t.dimension, t.day, t.value] }),
-    check("link_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour', 'imported')`),
+    check(
+      "link_stats_daily_dimension_check",
+      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour', 'imported')`,
+    ),
   ],
 );
 
@@ -507,7 +510,10 @@ export const importJobs = pgTable(
      * cursor already read, so a source whose pages loop is refused instead of read for ever.
      */
     sourceCursor: text(),
-    sourceCursorsSeen: text().array().notNull().default(sql`'{}'::text[]`),
+    sourceCursorsSeen: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     failureMessage: text(),
     createdAt: timestamps.createdAt,
     startedAt: timestamp({ withTimezone: true, mode: "date" }),
