@@ -73,13 +73,16 @@ export function toLinkInput(fields: ImportFields): Record<string, unknown> {
  * scope, loaded once. Uniqueness of the alias is left to the write, which the unique index decides.
  */
 export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): RowCheck {
-  if (row.error !== undefined) return { ok: false, errors: [{ line: row.line, field: null, message: row.error, ...(row.alias ? { alias: row.alias } : {}) }] };
+  if (row.error !== undefined) {
+    const named = reportedAlias(row.alias);
+    return { ok: false, errors: [{ line: row.line, field: null, message: row.error, ...(named ? { alias: named } : {}) }] };
+  }
   const errors: FieldErrors = {};
   for (const column of [...IMPORT_COLUMNS, ...MIGRATION_COLUMNS]) {
     const value = row.fields[column];
     if (value !== undefined && UNDECODABLE.test(value)) addError(errors, column, "The value is not valid UTF-8 text.");
   }
-  const alias = row.fields.alias || null;
+  const alias = reportedAlias(row.fields.alias);
   if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors, alias) };
 
   const extensions = readRowExtensions(row.fields, now, errors);
@@ -145,6 +148,12 @@ function storedHash(fields: ImportFields, column: "password" | "privacy_password
     return null;
   }
   return value;
+}
+
+/** A refused row's alias as its error keeps it (a report names it): none when it holds NUL, which text cannot store; cut to 300 characters. */
+function reportedAlias(value: string | undefined): string | null {
+  if (!value || value.includes("\u0000")) return null;
+  return value.slice(0, 300);
 }
 
 function toRowErrors(line: number, errors: FieldErrors, alias: string | null): RowError[] {
