@@ -215,7 +215,14 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const csv = await api.call(owner.user, "GET", `/api/v1/stats?name=links&${RANGE}&format=csv`);
     expect(csv.body).toBe(`value,id,count\r\n${a.short_url},${a.id},4\r\n${b.short_url},${b.id},3\r\n`);
     const other = await createOwner(api);
-    expect((await api.call(other.user, "GET", `/api/v1/stats?name=summary&${RANGE}`)).body.data).toEqual({ clicks: 0, unique_visitors: 0, bots: 0, imported_clicks: 0, first_click_at: null, last_click_at: null });
+    expect((await api.call(other.user, "GET", `/api/v1/stats?name=summary&${RANGE}`)).body.data).toEqual({
+      clicks: 0,
+      unique_visitors: 0,
+      bots: 0,
+      imported_clicks: 0,
+      first_click_at: null,
+      last_click_at: null,
+    });
   });
 
   it("summary: a first or last day with more than 256 links clicked gives that day's bounds; the links' own moments otherwise", async () => {
