@@ -69,7 +69,7 @@ describe("GET /api/v1/stats/{id}: the summary and the new columns (CONTRACT §21
     const res = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=summary&${RANGE}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
-      data: { clicks: 7, unique_visitors: 5, bots: 7, first_click_at: "2026-03-01T09:12:34.567Z", last_click_at: "2026-03-03T17:45:00.001Z" },
+      data: { clicks: 7, unique_visitors: 5, bots: 7, imported_clicks: 0, first_click_at: "2026-03-01T09:12:34.567Z", last_click_at: "2026-03-03T17:45:00.001Z" },
       status: 200,
     });
     const client = trpcClient(api.app, owner.user.apiKey);
@@ -87,9 +87,9 @@ describe("GET /api/v1/stats/{id}: the summary and the new columns (CONTRACT §21
     ]);
     await insertRawClick(link.id, "2026-03-02T22:30:00Z");
     const res = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=summary&${RANGE}`);
-    expect(res.body.data).toEqual({ clicks: 2, unique_visitors: 0, bots: 0, first_click_at: "2026-03-01T04:00:00.000Z", last_click_at: "2026-03-02T22:30:00.000Z" });
+    expect(res.body.data).toEqual({ clicks: 2, unique_visitors: 0, bots: 0, imported_clicks: 0, first_click_at: "2026-03-01T04:00:00.000Z", last_click_at: "2026-03-02T22:30:00.000Z" });
     const empty = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=summary&from=2026-04-01&to=2026-04-30`);
-    expect(empty.body.data).toEqual({ clicks: 0, unique_visitors: 0, bots: 0, first_click_at: null, last_click_at: null });
+    expect(empty.body.data).toEqual({ clicks: 0, unique_visitors: 0, bots: 0, imported_clicks: 0, first_click_at: null, last_click_at: null });
   });
 
   it("clicks rows carry unique and bots, every day with zeros; clicks_hour rows bots; name=bots ranks bot names", async () => {
@@ -141,7 +141,7 @@ describe("GET /api/v1/stats/{id}: the summary and the new columns (CONTRACT §21
     const bots = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=bots&${RANGE}&format=csv`);
     expect(bots.body).toBe("value,count\r\nGooglebot,6\r\nSlackbot,1\r\n");
     const summary = await api.call(owner.user, "GET", `/api/v1/stats/${link.id}?name=summary&${RANGE}&format=csv`);
-    expect(summary.body).toBe("clicks,unique_visitors,bots,first_click_at,last_click_at\r\n7,5,7,2026-03-01T09:12:34.567Z,2026-03-03T17:45:00.001Z\r\n");
+    expect(summary.body).toBe("clicks,unique_visitors,bots,imported_clicks,first_click_at,last_click_at\r\n7,5,7,0,2026-03-01T09:12:34.567Z,2026-03-03T17:45:00.001Z\r\n");
   });
 });
 
@@ -187,7 +187,7 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const { owner, a, b } = await accountWithCounts();
     const summary = await api.call(owner.user, "GET", `/api/v1/stats?name=summary&${RANGE}`);
     expect(summary.body).toEqual({
-      data: { clicks: 9, unique_visitors: 7, bots: 3, first_click_at: "2026-03-01T08:05:00.000Z", last_click_at: "2026-03-03T20:59:59.000Z" },
+      data: { clicks: 9, unique_visitors: 7, bots: 3, imported_clicks: 0, first_click_at: "2026-03-01T08:05:00.000Z", last_click_at: "2026-03-03T20:59:59.000Z" },
       status: 200,
     });
     const clicks = await api.call(owner.user, "GET", `/api/v1/stats?name=clicks&${RANGE}`);
@@ -215,7 +215,14 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const csv = await api.call(owner.user, "GET", `/api/v1/stats?name=links&${RANGE}&format=csv`);
     expect(csv.body).toBe(`value,id,count\r\n${a.short_url},${a.id},4\r\n${b.short_url},${b.id},3\r\n`);
     const other = await createOwner(api);
-    expect((await api.call(other.user, "GET", `/api/v1/stats?name=summary&${RANGE}`)).body.data).toEqual({ clicks: 0, unique_visitors: 0, bots: 0, first_click_at: null, last_click_at: null });
+    expect((await api.call(other.user, "GET", `/api/v1/stats?name=summary&${RANGE}`)).body.data).toEqual({
+      clicks: 0,
+      unique_visitors: 0,
+      bots: 0,
+      imported_clicks: 0,
+      first_click_at: null,
+      last_click_at: null,
+    });
   });
 
   it("summary: a first or last day with more than 256 links clicked gives that day's bounds; the links' own moments otherwise", async () => {
@@ -224,7 +231,7 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     await insertRollups("account_stats_daily", owner.user.id, [["clicks", "2026-03-01", "", 257], ["clicks", "2026-03-02", "", 1], ["link", "2026-03-02", "2000000000", 1], ...busy]);
     const res = await api.call(owner.user, "GET", `/api/v1/stats?name=summary&${RANGE}`);
     // The first day is too busy to probe: its start. The last day's one link is gone: that day's end.
-    expect(res.body.data).toEqual({ clicks: 258, unique_visitors: 0, bots: 0, first_click_at: "2026-03-01T00:00:00.000Z", last_click_at: "2026-03-02T23:59:59.999Z" });
+    expect(res.body.data).toEqual({ clicks: 258, unique_visitors: 0, bots: 0, imported_clicks: 0, first_click_at: "2026-03-01T00:00:00.000Z", last_click_at: "2026-03-02T23:59:59.999Z" });
   });
 
   it("links: the top 100 by clicks, ties by id", async () => {

@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import {
   checkImport,
   claimImport,
+  DEFAULT_BATCH_SIZE,
   createImport,
   findDomainByName,
   findUserByEmail,
@@ -16,13 +17,16 @@ import {
   type SystemCtx,
 } from "@shortener/core";
 import { migrate, type Database } from "@shortener/db";
-import { CliError, parseCliArgs, USAGE, type CliArgs } from "./cli/args.ts";
+import { CliError, parseCliArgs, USAGE, type CliArgs, type MigrateArgs } from "./cli/args.ts";
 import { openCliDatabase } from "./cli/database.ts";
 import { lazyErrorsFile, renamedNote, writeErrorsFile } from "./cli/errors-file.ts";
 import type { CliIo } from "./cli/io.ts";
 import { countingStream, createProgress, fmt, summary } from "./cli/progress.ts";
 import { parseImporterEnv, type ImporterEnv } from "./env.ts";
 import { tryLockJob } from "./locks.ts";
+import { createSourceHttp } from "./migrate/http.ts";
+import { runMigration } from "./migrate/run-migration.ts";
+import { SOURCES } from "./migrate/sources.ts";
 import { describeFileError, ImportInterruptedError, importRowsOf, runClaimedJob } from "./process-job.ts";
 
 export { USAGE } from "./cli/args.ts";
@@ -64,6 +68,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return 0;
     }
     const settings = parseImporterEnv(env);
+    if (args.command === "migrate") {
+      ({ database, unlock } = await openCliDatabase(settings));
+      await migrate(database);
+      return await migrateFrom(args, database, settings, say, io);
+    }
     const { file, size } = statFile(args.file);
     ({ database, unlock } = await openCliDatabase(settings));
     await migrate(database);
@@ -113,9 +122,8 @@ function statFile(name: string): { file: string; size: number } {
 }
 
 /** The user (by email) and the domain of rows that name none (by name, one of the user's): CliErrors when unknown. */
-async function resolveRun(p: Pick<CliRun, "args" | "file" | "size" | "database" | "say" | "io"> & { settings: ImporterEnv }): Promise<CliRun> {
-  const { args, settings } = p;
-  const sys: SystemCtx = { db: p.database.db, now: () => new Date() };
+async function resolveUser(database: Database, args: { user: string; domain?: string }): Promise<{ sys: SystemCtx; ctx: Ctx; domainId: number | null }> {
+  const sys: SystemCtx = { db: database.db, now: () => new Date() };
   const user = await findUserByEmail(sys, args.user);
   if (!user) throw new CliError(`No user with the email ${args.user}.`);
   const actor = await personalActor(sys.db, user);
@@ -129,7 +137,38 @@ async function resolveRun(p: Pick<CliRun, "args" | "file" | "size" | "database" 
     if (!domain) throw new CliError(`${args.domain} is not one of ${user.email}'s domains.`);
     domainId = domain.id;
   }
-  return { ...p, sys, ctx, domainId, batchSize: args.batchSize ?? settings.IMPORT_BATCH_SIZE, errorsBase: `${p.file}.errors.csv` };
+  return { sys, ctx, domainId };
+}
+
+async function resolveRun(p: Pick<CliRun, "args" | "file" | "size" | "database" | "say" | "io"> & { settings: ImporterEnv }): Promise<CliRun> {
+  const { sys, ctx, domainId } = await resolveUser(p.database, p.args);
+  return { ...p, sys, ctx, domainId, batchSize: p.args.batchSize ?? p.settings.IMPORT_BATCH_SIZE, errorsBase: `${p.file}.errors.csv` };
+}
+
+/** `migrate --from …`: the source's adapter over the retrying HTTP client, then the run (migrate/run-migration.ts). */
+async function migrateFrom(args: MigrateArgs, database: Database, settings: ImporterEnv, say: (line: string) => void, io: CliIo): Promise<number> {
+  const { sys, ctx, domainId } = await resolveUser(database, args);
+  const factory = SOURCES[args.from];
+  if (!factory) throw new CliError(`No source named ${args.from}.`);
+  const http = createSourceHttp({
+    baseUrl: args.url,
+    onRetry: ({ status, attempt, waitMs, path }) => say(`The source answered ${status ?? "nothing"} on ${path}: waiting ${(waitMs / 1000).toFixed(1)} s before try ${attempt + 1}.`),
+  });
+  const source = factory({ url: args.url, key: args.key, http });
+  return runMigration({
+    source,
+    url: args.url,
+    database,
+    sys,
+    ctx,
+    userEmail: args.user,
+    domainId,
+    batchSize: args.batchSize ?? settings.IMPORT_BATCH_SIZE ?? DEFAULT_BATCH_SIZE,
+    isDryRun: args.isDryRun,
+    reportPath: (jobId) => resolve(`migrate-${args.from}-job${jobId}.refused.csv`),
+    say,
+    io,
+  });
 }
 
 /** `--dry-run`: every row checked, nothing written; the errors file is opened at the first row error (a clean run leaves none). */

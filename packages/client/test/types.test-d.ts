@@ -116,7 +116,7 @@ describe("@shortener/client types", () => {
   });
 
   it("types the statistics of CONTRACT §21: the summary, the rows' new columns, the account and a domain's orphan visits", () => {
-    type Summary = { clicks: number; unique_visitors: number; bots: number; first_click_at: string | null; last_click_at: string | null };
+    type Summary = { clicks: number; unique_visitors: number; bots: number; imported_clicks: number; first_click_at: string | null; last_click_at: string | null };
     type Row = { value: string; id?: number; count: number; unique?: number; bots?: number };
     expectTypeOf<RouterOutputs["stats"]["summary"]>().toEqualTypeOf<Summary>();
     expectTypeOf<RouterInputs["stats"]["summary"]>().toEqualTypeOf<{ link_id: number; from?: string | null | undefined; to?: string | null | undefined }>();

@@ -140,7 +140,8 @@ export {
 } from "./imports/formats/index.ts";
 export { checkImportRow, toLinkInput, type CheckedRow, type ImportFields, type ImportRow } from "./imports/check-import-row.ts";
 export { loadImportScope, type ImportScope } from "./imports/import-scope.ts";
-export { importKeyOf, ImportGoneError, type BatchOutcome } from "./imports/write-import-batch.ts";
+export { importKeyOf, ImportGoneError, type BatchOutcome, type SourceCheckpoint } from "./imports/write-import-batch.ts";
+export { MIGRATION_COLUMNS, readRowExtensions, type MigrationColumn, type RowExtensions } from "./imports/import-extensions.ts";
 export {
   checkImport,
   claimImport,
@@ -149,8 +150,12 @@ export {
   failImport,
   failStaleUploads,
   findImportsToResume,
+  findOpenImportByKeyPrefix,
+  setImportTotalRows,
   streamImportSource,
   runImport,
+  runImportBatches,
+  type ImportBatch,
   type ClaimedImport,
   type ImportTotals,
   type RunImportOptions,

@@ -118,6 +118,7 @@ export const StatsSummaryJson = z.strictObject({
   clicks: z.int().min(0).describe("clicks by people in the range"),
   unique_visitors: z.int().min(0).describe("the sum of each day's unique visitors (a visitor seen on two days counts twice)"),
   bots: z.int().min(0).describe("visits by bots in the range, never counted as clicks"),
+  imported_clicks: z.int().min(0).describe("how many of `clicks` were carried over from another service by a migration (in the days it reported); 0 otherwise"),
   first_click_at: Timestamp.nullable().describe(
     "the first click by a person in the range: exact while raw clicks are kept, else the start of its hour (links) or day (accounts, links deleted since); null without clicks",
   ),

@@ -21,6 +21,7 @@ export function summaryJson(s: Omit<StatsSummary, "range">) {
     clicks: s.clicks,
     unique_visitors: s.uniqueVisitors,
     bots: s.bots,
+    imported_clicks: s.importedClicks,
     first_click_at: s.firstClickAt ? s.firstClickAt.toISOString() : null,
     last_click_at: s.lastClickAt ? s.lastClickAt.toISOString() : null,
   };

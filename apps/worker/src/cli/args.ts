@@ -1,5 +1,8 @@
 import { parseArgs } from "node:util";
 import { IMPORT_FORMATS, isImportFormat, type ImportFormat } from "@shortener/core";
+import { SOURCES } from "../migrate/sources.ts";
+
+const SOURCE_NAMES = Object.keys(SOURCES);
 
 export const USAGE = `Usage: pnpm importer import <file.csv> --user <email> [--domain <name>] [--format <name>] [--dry-run] [--again]
 
@@ -14,7 +17,18 @@ Imports a CSV of links (docs/importing.md) straight into the database as <email>
   --batch-size <n>  rows per transaction (default 5000)
 The database is DATABASE_URL, else the embedded one in DATA_DIR (default ./.data), as for pnpm start.
 Row errors go to <file.csv>.errors.csv, or <file.csv>.errors-2.csv, -3, … when that file exists (an
-errors file is never overwritten). Exit status: 0 done (even with row errors), 1 failed, 2 usage.`;
+errors file is never overwritten). Exit status: 0 done (even with row errors), 1 failed, 2 usage.
+
+   or: pnpm importer migrate --from <source> --url <base url> --key <api key> --user <email>
+                             [--domain <name>] [--dry-run] [--batch-size <n>]
+
+Copies every link of another service, through its API, into <email>'s links (docs/migrating.md):
+  --from <source>   ${SOURCE_NAMES.join(", ")}
+  --url, --key      the source's base URL and API key (the key is never stored)
+  --domain <name>   the domain of links the source puts on no named domain
+  --dry-run         read every page and report what would be created, skipped and refused; write nothing
+The run is an import job: stopped (Ctrl-C, killed, the source down), the same command resumes it from
+its last committed page. Aliases that cannot be kept go to migrate-<source>-<job>.refused.csv here.`;
 
 /** A failure the CLI explains in its own words on stderr, with its exit status (2: usage). */
 export class CliError extends Error {
@@ -26,10 +40,13 @@ export class CliError extends Error {
   }
 }
 
-export type CliArgs = { file: string; user: string; domain?: string; format: ImportFormat; isDryRun: boolean; isAgain: boolean; batchSize?: number };
+export type CliArgs = { command: "import"; file: string; user: string; domain?: string; format: ImportFormat; isDryRun: boolean; isAgain: boolean; batchSize?: number };
+
+/** `importer migrate`: a live source (CONTRACT §23). */
+export type MigrateArgs = { command: "migrate"; from: string; url: string; key: string; user: string; domain?: string; isDryRun: boolean; batchSize?: number };
 
 /** The command line, or "help"; anything else is a CliError with exit status 2 and the usage. */
-export function parseCliArgs(argv: string[]): CliArgs | "help" {
+export function parseCliArgs(argv: string[]): CliArgs | MigrateArgs | "help" {
   let parsed;
   try {
     parsed = parseArgs({
@@ -42,6 +59,9 @@ export function parseCliArgs(argv: string[]): CliArgs | "help" {
         "dry-run": { type: "boolean", default: false },
         again: { type: "boolean", default: false },
         "batch-size": { type: "string" },
+        from: { type: "string" },
+        url: { type: "string" },
+        key: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -51,16 +71,34 @@ export function parseCliArgs(argv: string[]): CliArgs | "help" {
   const { values, positionals } = parsed;
   if (values.help) return "help";
   const [command, file, ...rest] = positionals;
+  if (command === "migrate") {
+    if (file !== undefined) throw new CliError(`migrate takes no file.\n\n${USAGE}`, 2);
+    for (const option of ["from", "url", "key", "user"] as const) if (!values[option]) throw new CliError(`--${option} is required.\n\n${USAGE}`, 2);
+    const from = values.from as string;
+    if (!SOURCE_NAMES.includes(from)) throw new CliError(`--from must be one of ${SOURCE_NAMES.join(", ")} (not ${from}).`, 2);
+    const url = values.url as string;
+    if (!/^https?:\/\/[^\s/]+/i.test(url) || !URL.canParse(url)) throw new CliError(`--url must be the source's http(s) base URL (not ${url}).`, 2);
+    if (values.again) throw new CliError("--again is for import: a migration run again finds what is already here and skips it.", 2);
+    const batchSize = batchSizeOf(values["batch-size"]);
+    return {
+      command: "migrate",
+      from,
+      url,
+      key: values.key as string,
+      user: values.user as string,
+      ...(values.domain !== undefined ? { domain: values.domain } : {}),
+      isDryRun: values["dry-run"] ?? false,
+      ...(batchSize ? { batchSize } : {}),
+    };
+  }
   if (command !== "import" || !file || rest.length) throw new CliError(USAGE, 2);
+  if (values.from !== undefined || values.url !== undefined || values.key !== undefined) throw new CliError(`--from, --url and --key are for migrate.\n\n${USAGE}`, 2);
   if (!values.user) throw new CliError(`--user <email> is required.\n\n${USAGE}`, 2);
   const format = values.format ?? "csv";
   if (!isImportFormat(format)) throw new CliError(`--format must be one of ${IMPORT_FORMATS.join(", ")}.`, 2);
-  let batchSize: number | undefined;
-  if (values["batch-size"] !== undefined) {
-    batchSize = Number(values["batch-size"]);
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 50_000) throw new CliError("--batch-size must be an integer from 1 to 50000.", 2);
-  }
+  const batchSize = batchSizeOf(values["batch-size"]);
   return {
+    command: "import",
     file,
     user: values.user,
     ...(values.domain !== undefined ? { domain: values.domain } : {}),
@@ -69,4 +107,11 @@ export function parseCliArgs(argv: string[]): CliArgs | "help" {
     isAgain: values.again ?? false,
     ...(batchSize ? { batchSize } : {}),
   };
+}
+
+function batchSizeOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 50_000) throw new CliError("--batch-size must be an integer from 1 to 50000.", 2);
+  return n;
 }

@@ -33,8 +33,16 @@ export type SourceLink = {
   clicks?: number;
   /** Clicks per UTC day (`YYYY-MM-DD` → count), where the source gives them: into the rollups, marked as imported. */
   clicksByDay?: Readonly<Record<string, number>>;
+  /** Which targeting group is active (§4 `target_type`), when the source says; absent: the first group given. */
+  targetType?: number;
+  /** Rotation entries (§7 target type 4), where the source has them. */
+  rotationTarget?: readonly { value: string }[];
+  /** The link's statistics are not public at the source (carried as privacy 1: the owner only). */
+  isStatsPrivate?: boolean;
   /** What of this link could not be carried, in words (a redirect rule with no §7 equivalent…): for the report. */
   notes?: readonly string[];
+  /** Why this link cannot be carried at all without changing what it does (a password the source does not reveal…): refused with this reason. */
+  refusal?: string;
 };
 
 /** One page of a source: its links, where the next page starts (null: this was the last), and the total the source claims, if it says. */
@@ -72,5 +80,13 @@ export class SourceError extends Error {
   ) {
     super(message);
     this.name = "SourceError";
+  }
+}
+
+/** A source whose pages cannot be followed to an end (a next page already read): the run stops, and its job fails with this reason. */
+export class SourceLoopError extends SourceError {
+  constructor(message: string) {
+    super(message);
+    this.name = "SourceLoopError";
   }
 }

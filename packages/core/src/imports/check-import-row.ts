@@ -11,6 +11,7 @@ import { addError, createFieldsParser } from "../validation/fields.ts";
 import type { RowError } from "./import-job.ts";
 import { ownedInScope, type ImportScope } from "./import-scope.ts";
 import { SOURCE_DOMAIN_COLUMN } from "./formats/format.ts";
+import { MIGRATION_COLUMNS, readRowExtensions } from "./import-extensions.ts";
 import { IMPORT_COLUMNS } from "./schemas.ts";
 
 /** A row's cells by column name. */
@@ -20,22 +21,30 @@ export type ImportFields = Readonly<Record<string, string | undefined>>;
  * One data row of an import file, as the adapter read it: the file line it starts on, and its cells by
  * column name; or, for a row the adapter could not read (a quote never closed, too long), why not.
  */
-export type ImportRow = { line: number; fields: ImportFields; error?: undefined } | { line: number; fields?: undefined; error: string };
+export type ImportRow = { line: number; fields: ImportFields; error?: undefined } | { line: number; fields?: undefined; error: string; alias?: string };
 
 /**
  * A row that passed every check, ready to be written once its passwords are hashed (`hashRowSecrets`).
- * An import file has no targeting columns, so its links have none.
+ * Targeting, the creation date and the clicks come from the migration columns (`MIGRATION_COLUMNS`);
+ * a plain §12 file has none of them.
  */
-export type CheckedRow = Omit<NewLink, "targetType" | "countryTarget" | "platformTarget" | "languageTarget" | "rotationTarget"> & {
+export type CheckedRow = NewLink & {
   line: number;
   passwordHash: string | null;
   privacyPasswordHash: string | null;
+  /** Null: the batch's time. */
+  createdAt: Date | null;
+  /** Clicks carried over from another service (0: none). */
+  importedClicks: number;
+  importedClicksByDay: Array<[day: string, count: number]>;
+  /** How many tag names the row carried (not kept until links have tags, #32). */
+  tagCount: number;
 };
 
 export type RowCheck = { ok: true; row: CheckedRow } | { ok: false; errors: RowError[] };
 
 /** The text columns whose bytes are checked: the import's own, and the domain a translated export names. */
-const CHECKED_TEXT_COLUMNS: readonly string[] = [...IMPORT_COLUMNS, SOURCE_DOMAIN_COLUMN];
+const CHECKED_TEXT_COLUMNS: readonly string[] = [...IMPORT_COLUMNS, ...MIGRATION_COLUMNS, SOURCE_DOMAIN_COLUMN];
 
 /** Bytes that were not UTF-8 decode to U+FFFD; Postgres text cannot hold NUL. Either makes the row an error. */
 const UNDECODABLE = /[\u0000\ufffd]/;
@@ -68,15 +77,20 @@ export function toLinkInput(fields: ImportFields): Record<string, unknown> {
  * scope, loaded once. Uniqueness of the alias is left to the write, which the unique index decides.
  */
 export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): RowCheck {
-  if (row.error !== undefined) return { ok: false, errors: [{ line: row.line, field: null, message: row.error }] };
+  if (row.error !== undefined) {
+    const named = reportedAlias(row.alias);
+    return { ok: false, errors: [{ line: row.line, field: null, message: row.error, ...(named ? { alias: named } : {}) }] };
+  }
   const errors: FieldErrors = {};
   for (const column of CHECKED_TEXT_COLUMNS) {
     const value = row.fields[column];
     if (value !== undefined && UNDECODABLE.test(value)) addError(errors, column, "The value is not valid UTF-8 text.");
   }
-  if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors) };
+  const alias = reportedAlias(row.fields.alias);
+  if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors, alias) };
 
-  const input = toLinkInput(row.fields);
+  const extensions = readRowExtensions(row.fields, now, errors);
+  const input = { ...toLinkInput(row.fields), ...extensions.targeting };
   const domainName = row.fields.domain ? normalizeDomainName(row.fields.domain) : undefined;
   if (row.fields.domain && domainName === null) addError(errors, "domain", "The domain is not a valid domain name.");
   if (input.domain_id === undefined) {
@@ -110,10 +124,21 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
   const draft = draftNewLink(v, now, errors, { hasPrivacyPasswordHash: privacyPasswordHash !== null });
   checkOwnership({ domainId: v.domain_id, spaceId: v.space_id, pixelIds: v.pixel_ids }, ownedInScope(scope), errors);
   addLoopErrors(destinations(v), scope.servedNames, errors);
-  if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors) };
+  if (Object.keys(errors).length) return { ok: false, errors: toRowErrors(row.line, errors, alias) };
 
-  const { targetType: _type, countryTarget: _country, platformTarget: _platform, languageTarget: _language, rotationTarget: _rotation, ...link } = draft;
-  return { ok: true, row: { ...link, line: row.line, passwordHash, privacyPasswordHash } };
+  return {
+    ok: true,
+    row: {
+      ...draft,
+      line: row.line,
+      passwordHash,
+      privacyPasswordHash,
+      createdAt: extensions.createdAt,
+      importedClicks: extensions.clicks,
+      importedClicksByDay: extensions.clicksByDay,
+      tagCount: extensions.tags.length,
+    },
+  };
 }
 
 /**
@@ -135,6 +160,12 @@ function storedHash(fields: ImportFields, column: "password" | "privacy_password
   return value;
 }
 
-function toRowErrors(line: number, errors: FieldErrors): RowError[] {
-  return Object.entries(errors).flatMap(([field, messages]) => messages.map((message) => ({ line, field, message })));
+/** A refused row's alias as its error keeps it (a report names it): none when it holds NUL, which text cannot store; cut to 300 characters. */
+function reportedAlias(value: string | undefined): string | null {
+  if (!value || value.includes("\u0000")) return null;
+  return value.slice(0, 300);
+}
+
+function toRowErrors(line: number, errors: FieldErrors, alias: string | null): RowError[] {
+  return Object.entries(errors).flatMap(([field, messages]) => messages.map((message) => ({ line, field, message, ...(alias ? { alias } : {}) })));
 }

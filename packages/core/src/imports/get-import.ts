@@ -22,7 +22,7 @@ export async function streamImportErrors({ ctx, id, pageSize = 5000 }: { ctx: Ct
     for (;;) {
       const page = await findRowErrors(ctx.db, id, pageSize, after);
       if (!page.length) return;
-      yield page.map(({ line, field, message }) => ({ line, field, message }));
+      yield page.map(({ line, field, message, alias }) => ({ line, field, message, ...(alias ? { alias } : {}) }));
       const last = page[page.length - 1];
       if (!last || page.length < pageSize) return;
       after = { line: last.line, id: last.id };

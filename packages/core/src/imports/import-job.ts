@@ -24,7 +24,7 @@ export type ImportJob = {
 };
 
 /** One rejected row: `line` is the file's line number (the header is line 1). */
-export type RowError = { line: number; field: string | null; message: string };
+export type RowError = { line: number; field: string | null; message: string; alias?: string | null };
 
 /** At most this many row errors come with a job (`GET /imports/{id}`); the errors CSV has them all. */
 export const JOB_ERRORS_SHOWN = 1000;
@@ -58,7 +58,7 @@ export async function findOwnedImport(db: Db, workspaceId: number, id: number): 
 /** Row errors of a job in file order, after (`line`, `id`) when given: one page of a keyset walk. */
 export async function findRowErrors(db: Db, jobId: number, limit: number, after?: { line: number; id: number }): Promise<Array<RowError & { id: number }>> {
   return db
-    .select({ id: importErrors.id, line: importErrors.line, field: importErrors.field, message: importErrors.message })
+    .select({ id: importErrors.id, line: importErrors.line, field: importErrors.field, message: importErrors.message, alias: importErrors.alias })
     .from(importErrors)
     .where(and(eq(importErrors.jobId, jobId), after ? or(gt(importErrors.line, after.line), and(eq(importErrors.line, after.line), gt(importErrors.id, after.id))) : undefined))
     .orderBy(asc(importErrors.line), asc(importErrors.id))

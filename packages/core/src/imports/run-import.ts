@@ -8,7 +8,7 @@ import { checkImportRow, type CheckedRow, type ImportRow } from "./check-import-
 import type { ImportFormat } from "./formats/names.ts";
 import type { RowError } from "./import-job.ts";
 import { loadImportScope, type ImportScope } from "./import-scope.ts";
-import { hashRowSecrets, writeImportBatch, type BatchOutcome, type WritableRow } from "./write-import-batch.ts";
+import { hashRowSecrets, writeImportBatch, type BatchOutcome, type SourceCheckpoint, type WritableRow } from "./write-import-batch.ts";
 
 export const DEFAULT_BATCH_SIZE = 5000;
 
@@ -27,6 +27,9 @@ export type ClaimedImport = {
   createdRows: number;
   skippedRows: number;
   failedRows: number;
+  /** A live migration's next page (null: its first page, or none left) and every cursor it has read. */
+  sourceCursor: string | null;
+  sourceCursorsSeen: string[];
 };
 
 export type ImportTotals = { processed: number; created: number; skipped: number; failed: number; line: number };
@@ -53,8 +56,32 @@ export async function claimImport(ctx: SystemCtx, jobId: number): Promise<Claime
       createdRows: importJobs.createdRows,
       skippedRows: importJobs.skippedRows,
       failedRows: importJobs.failedRows,
+      sourceCursor: importJobs.sourceCursor,
+      sourceCursorsSeen: importJobs.sourceCursorsSeen,
     });
   return row ?? null;
+}
+
+/**
+ * The newest of the workspace's unfinished jobs whose idempotency key starts with `keyPrefix` (a live
+ * migration's jobs: one per run, keyed by source, user and domain): the job an interrupted run resumes.
+ */
+export async function findOpenImportByKeyPrefix(ctx: SystemCtx, workspaceId: number, keyPrefix: string): Promise<number | null> {
+  const [row] = await queryRows<{ id: number }>(
+    ctx.db,
+    sql`select id from import_jobs where workspace_id = ${workspaceId}::int and status in ('queued', 'running')
+        and starts_with(idempotency_key, ${keyPrefix}::text) order by id desc limit 1`,
+  );
+  return row ? Number(row.id) : null;
+}
+
+/** The number of rows a running job expects (its progress in the dashboard): a live migration sets what its source claims. */
+export async function setImportTotalRows(ctx: SystemCtx, jobId: number, total: number): Promise<void> {
+  const capped = Math.max(0, Math.min(Math.trunc(total), 2_147_483_647));
+  await ctx.db
+    .update(importJobs)
+    .set({ totalRows: capped })
+    .where(and(eq(importJobs.id, jobId), eq(importJobs.status, "running")));
 }
 
 /**
@@ -192,19 +219,55 @@ export async function runImport({
   options?: RunImportOptions;
 }): Promise<{ isFinished: boolean; totals: ImportTotals }> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  async function* batches(): AsyncGenerator<ImportBatch> {
+    let batch: ImportRow[] = [];
+    for await (const row of rows) {
+      if (row.line <= job.checkpointLine) continue;
+      batch.push(row);
+      if (batch.length >= batchSize) {
+        yield { rows: batch };
+        batch = [];
+      }
+    }
+    if (batch.length) yield { rows: batch };
+  }
+  return runImportBatches({ ctx, job, batches: batches(), options });
+}
+
+/** Rows written in one transaction; a live migration's batch also moves its source cursor (`SourceCheckpoint`). */
+export type ImportBatch = { rows: ImportRow[]; source?: SourceCheckpoint };
+
+/**
+ * Writes batches cut by the caller, each in one transaction with the job's counters, checkpoint (its
+ * last row's line) and, for a live migration, its source cursor — so a page is never half counted as
+ * done (CONTRACT §23). The next batch is checked while the previous one is written. `runImport` cuts a
+ * file's rows into batches; the migration runner cuts whole pages of its source.
+ */
+export async function runImportBatches({
+  ctx,
+  job,
+  batches,
+  options = {},
+}: {
+  ctx: SystemCtx;
+  job: ClaimedImport;
+  batches: AsyncIterable<ImportBatch>;
+  options?: RunImportOptions;
+}): Promise<{ isFinished: boolean; totals: ImportTotals }> {
   const scopeOf = () => loadImportScope(ctx.db, { jobId: job.id, workspaceId: job.workspaceId, defaultDomainId: job.defaultDomainId });
   let scope = await scopeOf();
   const totals: ImportTotals = { processed: job.processedRows, created: job.createdRows, skipped: job.skippedRows, failed: job.failedRows, line: job.checkpointLine };
 
-  const write = async (raw: readonly ImportRow[], prepared: PreparedBatch): Promise<void> => {
+  const write = async (batch: ImportBatch, prepared: PreparedBatch): Promise<void> => {
     let outcome: BatchOutcome;
+    const base = { jobId: job.id, workspaceId: job.workspaceId, ...(batch.source ? { source: batch.source } : {}) };
     try {
-      outcome = await writeImportBatch(ctx.db, { jobId: job.id, workspaceId: job.workspaceId, now: ctx.now(), ...prepared });
+      outcome = await writeImportBatch(ctx.db, { ...base, now: ctx.now(), ...prepared });
     } catch (error) {
       // A domain, space or pixel was deleted since the scope was loaded: reload it and check the batch again.
       if (!isForeignKeyViolation(error)) throw error;
       scope = await scopeOf();
-      outcome = await writeImportBatch(ctx.db, { jobId: job.id, workspaceId: job.workspaceId, now: ctx.now(), ...(await prepareBatch(raw, scope, ctx.now())) });
+      outcome = await writeImportBatch(ctx.db, { ...base, now: ctx.now(), ...(await prepareBatch(batch.rows, scope, ctx.now())) });
     }
     totals.processed += outcome.processed;
     totals.created += outcome.created;
@@ -215,37 +278,29 @@ export async function runImport({
   };
 
   let inflight: Promise<void> | undefined;
-  const flush = async (raw: ImportRow[]) => {
-    const prepared = await prepareBatch(raw, scope, ctx.now());
-    if (inflight) await inflight;
-    inflight = write(raw, prepared);
-    inflight.catch(() => {}); // awaited before the next batch or at the end; never left unhandled
-    // PGlite runs each statement synchronously on this thread, and a chain of resolved promises never
-    // lets the event loop poll: give it a turn per batch, or an embedded server stops answering.
-    await yieldToEventLoop();
-  };
-
-  let batch: ImportRow[] = [];
   let isStopped = false;
   try {
-    for await (const row of rows) {
-      if (row.line <= job.checkpointLine) continue;
-      batch.push(row);
-      if (batch.length >= batchSize) {
-        await flush(batch);
-        batch = [];
-        if (options.shouldStop?.()) {
-          isStopped = true;
-          break;
-        }
+    for await (const batch of batches) {
+      if (!batch.rows.length && !batch.source) continue;
+      const prepared = await prepareBatch(batch.rows, scope, ctx.now());
+      // An empty page still moves the cursor: its checkpoint stays on the last row written.
+      if (!batch.rows.length) prepared.lastLine = totals.line;
+      if (inflight) await inflight;
+      inflight = write(batch, prepared);
+      inflight.catch(() => {}); // awaited before the next batch or at the end; never left unhandled
+      // PGlite runs each statement synchronously on this thread, and a chain of resolved promises never
+      // lets the event loop poll: give it a turn per batch, or an embedded server stops answering.
+      await yieldToEventLoop();
+      if (options.shouldStop?.()) {
+        isStopped = true;
+        break;
       }
     }
   } catch (error) {
-    // The file broke off (malformed CSV): let the batch being written finish, so what is committed is known.
+    // The file broke off (malformed CSV) or the source failed: let the batch being written finish, so what is committed is known.
     await inflight?.catch(() => {});
     throw error;
   }
-  if (!isStopped && batch.length) await flush(batch);
   if (inflight) await inflight;
   return { isFinished: !isStopped, totals };
 }
@@ -312,7 +367,7 @@ export async function checkImport({
       if (conflict.kind === "skip") skipped++;
       else {
         // A dry run never retries: with a holder in the file or the database, the outcome is an error or a skip.
-        errors.push({ line: row.line, field: "alias", message: conflict.kind === "error" ? conflict.message : ALIAS_TAKEN });
+        errors.push({ line: row.line, field: "alias", message: conflict.kind === "error" ? conflict.message : ALIAS_TAKEN, alias: row.alias });
         failed++;
       }
     }

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { pgArray, queryRows, type Db } from "@shortener/db";
 import { randomAlias } from "../links/alias.ts";
 import { classifyAliasConflict } from "../links/alias-conflict.ts";
-import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn, type TARGET_INSERT_COLUMNS } from "../links/link-columns.ts";
+import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn } from "../links/link-columns.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import type { CheckedRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
@@ -49,15 +49,25 @@ type Pending = { row: WritableRow; alias: string; attempt: number };
  */
 export async function writeImportBatch(
   db: Db,
-  batch: { jobId: number; workspaceId: number; now: Date; rows: readonly WritableRow[]; rejected: readonly RowError[]; rejectedRows: number; lastLine: number },
+  batch: {
+    jobId: number;
+    workspaceId: number;
+    now: Date;
+    rows: readonly WritableRow[];
+    rejected: readonly RowError[];
+    rejectedRows: number;
+    lastLine: number;
+    /** A live migration's pages: the cursors read for this batch and where the next page starts, committed with its rows. */
+    source?: SourceCheckpoint;
+  },
 ): Promise<BatchOutcome> {
   const { jobId, workspaceId, now } = batch;
   const errors: RowError[] = [...batch.rejected];
   let created = 0;
   let skipped = 0;
   let failedWrites = 0;
-  const fail = (line: number, field: string, message: string) => {
-    errors.push({ line, field, message });
+  const fail = (line: number, field: string, message: string, alias: string | null) => {
+    errors.push({ line, field, message, alias });
     failedWrites++;
   };
 
@@ -65,6 +75,7 @@ export async function writeImportBatch(
     const tx = tx0 as unknown as Db;
     let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomAlias(0), attempt: 0 }));
     const withPixels: Array<{ id: number; pixelIds: number[] }> = [];
+    const withDays: Array<{ id: number; days: Array<[string, number]> }> = [];
     while (pending.length) {
       const outcome = await insertLinks(tx, jobId, workspaceId, now, pending);
       const missed: Pending[] = [];
@@ -74,11 +85,11 @@ export async function writeImportBatch(
           continue;
         }
         created++;
-        if (p.row.pixelIds.length) {
-          const id = outcome.idsByLine.get(p.row.line);
-          if (id === undefined) throw new Error(`import line ${p.row.line}: inserted without its id`);
-          withPixels.push({ id, pixelIds: p.row.pixelIds });
-        }
+        if (!wantsId(p)) continue;
+        const id = outcome.idsByLine.get(p.row.line);
+        if (id === undefined) throw new Error(`import line ${p.row.line}: inserted without its id`);
+        if (p.row.pixelIds.length) withPixels.push({ id, pixelIds: p.row.pixelIds });
+        if (p.row.importedClicksByDay.length) withDays.push({ id, days: p.row.importedClicksByDay });
       }
       if (!missed.length) break;
       const existing = await findExisting(tx, jobId, missed);
@@ -93,7 +104,7 @@ export async function writeImportBatch(
         const holder = found === undefined ? null : found.importKey?.startsWith(`${jobId}:`) ? { line: Number(found.importKey.slice(String(jobId).length + 1)) } : { url: found.url };
         const conflict = classifyAliasConflict({ isChosen: p.row.alias !== null, attempt: p.attempt, url: p.row.url, holder });
         if (conflict.kind === "skip") skipped++;
-        else if (conflict.kind === "error") fail(p.row.line, "alias", conflict.message);
+        else if (conflict.kind === "error") fail(p.row.line, "alias", conflict.message, p.row.alias);
         // A random alias that collided gets a new one; a chosen one whose holder went away is tried as it is.
         else retry.push({ row: p.row, alias: p.row.alias ?? randomAlias(p.attempt + 1), attempt: p.attempt + 1 });
       }
@@ -108,11 +119,12 @@ export async function writeImportBatch(
         select * from unnest(${pgArray(linkIds)}::int[], ${pgArray(pixelIds)}::int[])
         on conflict do nothing`);
     }
+    if (withDays.length) await writeImportedRollups(tx, workspaceId, withDays);
     errors.sort((a, b) => a.line - b.line);
     if (errors.length) {
       await tx.execute(sql`
-        insert into import_errors (job_id, line, field, message)
-        select ${jobId}::int, * from unnest(${pgArray(errors.map((e) => e.line))}::int[], ${pgArray(errors.map((e) => e.field))}::text[], ${pgArray(errors.map((e) => e.message))}::text[])`);
+        insert into import_errors (job_id, line, field, message, alias)
+        select ${jobId}::int, * from unnest(${pgArray(errors.map((e) => e.line))}::int[], ${pgArray(errors.map((e) => e.field))}::text[], ${pgArray(errors.map((e) => e.message))}::text[], ${pgArray(errors.map((e) => e.alias ?? null))}::text[])`);
     }
     const processed = batch.rows.length + batch.rejectedRows;
     const updated = await queryRows<{ id: number }>(
@@ -123,6 +135,7 @@ export async function writeImportBatch(
             skipped_rows = skipped_rows + ${skipped}::int,
             failed_rows = failed_rows + ${batch.rejectedRows + failedWrites}::int,
             checkpoint_line = ${batch.lastLine}::int
+            ${batch.source ? sql`, source_cursor = ${batch.source.next}::text, source_cursors_seen = source_cursors_seen || ${pgArray(batch.source.read)}::text[]` : sql``}
           where id = ${jobId}::int returning id`,
     );
     if (!updated.length) throw new ImportGoneError(jobId);
@@ -139,12 +152,29 @@ export class ImportGoneError extends Error {
   }
 }
 
-/** The columns of `LINK_INSERT_COLUMNS` an import binds per row: all but the targeting ones (none in a file) and those one batch shares. */
-type PerRowColumn = Exclude<LinkInsertColumn, (typeof TARGET_INSERT_COLUMNS)[number] | "workspaceId" | "createdAt" | "updatedAt">;
+/** A live migration's place in its source, written with the batch (`import_jobs.source_cursor`). */
+export type SourceCheckpoint = { read: string[]; next: string | null };
 
-/** Each per-row column's value, as its array element (booleans as `t`/`f`, times as ISO text). */
-function importValues(jobId: number): Record<PerRowColumn, (p: Pending) => string | number | null> {
+/** Whether the insert must answer with a row's new id: it has pixels to attach, or clicks by day to roll up. */
+const wantsId = (p: Pending) => p.row.pixelIds.length > 0 || p.row.importedClicksByDay.length > 0;
+
+/** The columns an import binds per row: `LINK_INSERT_COLUMNS` but those one batch shares, and the carried click counts. */
+type PerRowColumn = Exclude<LinkInsertColumn, "workspaceId" | "updatedAt"> | "clicks" | "importedClicks";
+const IMPORT_ONLY_COLUMNS = { clicks: "bigint", importedClicks: "bigint" } as const;
+
+const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
+
+/** Each per-row column's value, as its array element (booleans as `t`/`f`, times as ISO text, targeting as JSON text). */
+function importValues(jobId: number, at: string): Record<PerRowColumn, (p: Pending) => string | number | null> {
   return {
+    createdAt: (p) => p.row.createdAt?.toISOString() ?? at,
+    targetType: (p) => p.row.targetType,
+    countryTarget: (p) => jsonOrNull(p.row.countryTarget),
+    platformTarget: (p) => jsonOrNull(p.row.platformTarget),
+    languageTarget: (p) => jsonOrNull(p.row.languageTarget),
+    rotationTarget: (p) => jsonOrNull(p.row.rotationTarget),
+    clicks: (p) => p.row.importedClicks,
+    importedClicks: (p) => p.row.importedClicks,
     domainId: (p) => p.row.domainId,
     spaceId: (p) => p.row.spaceId,
     alias: (p) => p.alias,
@@ -170,20 +200,21 @@ function importValues(jobId: number): Record<PerRowColumn, (p: Pending) => strin
  */
 async function insertLinks(db: Db, jobId: number, workspaceId: number, now: Date, pending: readonly Pending[]): Promise<{ missedLines: Set<number>; idsByLine: Map<number, number> }> {
   const at = now.toISOString();
-  const perRow = Object.entries(importValues(jobId)) as Array<[PerRowColumn, (p: Pending) => string | number | null]>;
+  const perRow = Object.entries(importValues(jobId, at)) as Array<[PerRowColumn, (p: Pending) => string | number | null]>;
+  const types: Record<PerRowColumn, string> = { ...LINK_INSERT_COLUMNS, ...IMPORT_ONLY_COLUMNS };
   const arrays = sql.join(
-    perRow.map(([column, value]) => sql`${pgArray(pending.map(value))}::${sql.raw(LINK_INSERT_COLUMNS[column])}[]`),
+    perRow.map(([column, value]) => sql`${pgArray(pending.map(value))}::${sql.raw(types[column])}[]`),
     sql`, `,
   );
-  const names = sql.raw(perRow.map(([column]) => linkColumnName(column)).join(", "));
-  const fromV = sql.raw(perRow.map(([column]) => `v.${linkColumnName(column)}`).join(", "));
+  const names = sql.raw(perRow.map(([column]) => linkColumnName(column as LinkInsertColumn)).join(", "));
+  const fromV = sql.raw(perRow.map(([column]) => `v.${linkColumnName(column as LinkInsertColumn)}`).join(", "));
   const rows = await queryRows<{ id: number | null; import_key: string }>(
     db,
     sql`with v as (
-          select * from unnest(${arrays}, ${pgArray(pending.map((p) => (p.row.pixelIds.length ? "t" : "f")))}::boolean[]) as v(${names}, wants_id)
+          select * from unnest(${arrays}, ${pgArray(pending.map((p) => (wantsId(p) ? "t" : "f")))}::boolean[]) as v(${names}, wants_id)
         ), ins as (
-          insert into links (workspace_id, ${names}, created_at, updated_at)
-          select ${workspaceId}::int, ${fromV}, ${at}::timestamptz, ${at}::timestamptz
+          insert into links (workspace_id, ${names}, updated_at)
+          select ${workspaceId}::int, ${fromV}, ${at}::timestamptz
           from v
           on conflict do nothing
           returning id, import_key
@@ -218,4 +249,27 @@ async function findExisting(db: Db, jobId: number, missed: readonly Pending[]) {
     if (r.import_key) keys.add(r.import_key);
   }
   return { byAlias, keys };
+}
+
+/**
+ * The clicks a source reported per day, into the rollups of the new links (CONTRACT §23): each day's
+ * count goes into `clicks` (so statistics add them up with this service's own) and into `imported` (so
+ * they say how many came from elsewhere), for the link and for its workspace, whose top links (`link`)
+ * count them too. Never into `unique`, `bots` or any trait: the source did not say.
+ */
+async function writeImportedRollups(db: Db, workspaceId: number, links: ReadonlyArray<{ id: number; days: ReadonlyArray<[string, number]> }>): Promise<void> {
+  const ids = links.flatMap((l) => l.days.map(() => l.id));
+  const days = links.flatMap((l) => l.days.map(([day]) => day));
+  const counts = links.flatMap((l) => l.days.map(([, n]) => n));
+  const rows = sql`unnest(${pgArray(ids)}::int[], ${pgArray(days)}::date[], ${pgArray(counts)}::bigint[]) as r(link_id, day, n)`;
+  await db.execute(sql`
+    insert into link_stats_daily (link_id, dimension, day, value, count)
+    select r.link_id, d.dimension, r.day, '', r.n from ${rows}, (values ('clicks'), ('imported')) as d(dimension)
+    on conflict (link_id, dimension, day, value) do update set count = link_stats_daily.count + excluded.count`);
+  await db.execute(sql`
+    insert into account_stats_daily (workspace_id, dimension, day, value, count)
+    select ${workspaceId}::int, d.dimension, r.day, '', sum(r.n) from ${rows}, (values ('clicks'), ('imported')) as d(dimension) group by d.dimension, r.day
+    union all
+    select ${workspaceId}::int, 'link', r.day, r.link_id::text, r.n from ${rows}
+    on conflict (workspace_id, dimension, day, value) do update set count = account_stats_daily.count + excluded.count`);
 }

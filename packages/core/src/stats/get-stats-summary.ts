@@ -11,7 +11,16 @@ import { StatsSummaryInput } from "./schemas.ts";
  * The counts of a range (CONTRACT §21): humans (`clicks`), the sum of each day's unique visitors, bots,
  * and the first and last human click in the range (null without clicks).
  */
-export type StatsSummary = { range: StatsRange; clicks: number; uniqueVisitors: number; bots: number; firstClickAt: Date | null; lastClickAt: Date | null };
+export type StatsSummary = {
+  range: StatsRange;
+  clicks: number;
+  uniqueVisitors: number;
+  bots: number;
+  /** How many of `clicks` were carried over from another service (CONTRACT §23): in the days the source reported. */
+  importedClicks: number;
+  firstClickAt: Date | null;
+  lastClickAt: Date | null;
+};
 
 const HOUR_MS = 3_600_000;
 
@@ -62,6 +71,7 @@ export async function getStatsSummary({ ctx, input }: { ctx: Ctx; input: StatsSu
     clicks: totals.clicks,
     uniqueVisitors: totals.unique,
     bots: totals.bots,
+    importedClicks: totals.imported,
     ...(totals.clicks ? { firstClickAt: moments.first, lastClickAt: moments.last } : { firstClickAt: null, lastClickAt: null }),
   };
 }
@@ -81,7 +91,7 @@ export const ACCOUNT_PROBED_LINKS = 256;
  */
 export async function readAccountSummary(db: Db, scope: RollupScope & { workspaceId: number }, range: StatsRange, now: Date): Promise<Omit<StatsSummary, "range">> {
   const totals = await readTotals(db, scope, range);
-  if (!totals.clicks) return { clicks: 0, uniqueVisitors: totals.unique, bots: totals.bots, firstClickAt: null, lastClickAt: null };
+  if (!totals.clicks) return { clicks: 0, uniqueVisitors: totals.unique, bots: totals.bots, importedClicks: 0, firstClickAt: null, lastClickAt: null };
   const [days] = await queryRows<{ first: string | null; last: string | null }>(
     db,
     sql`select min(day)::text as first, max(day)::text as last from account_stats_daily
@@ -99,5 +109,5 @@ export async function readAccountSummary(db: Db, scope: RollupScope & { workspac
     return (await readFirstLast(db, ids.map(Number), day, day))[end] ?? bound;
   };
   const [firstClickAt, lastClickAt] = await Promise.all([momentOf(days?.first, "first"), momentOf(days?.last, "last")]);
-  return { clicks: totals.clicks, uniqueVisitors: totals.unique, bots: totals.bots, firstClickAt, lastClickAt };
+  return { clicks: totals.clicks, uniqueVisitors: totals.unique, bots: totals.bots, importedClicks: totals.imported, firstClickAt, lastClickAt };
 }

@@ -75,15 +75,18 @@ export async function readHourOfDay(db: Db, linkId: number, range: StatsRange): 
   return HOURS.map((h) => byHour.get(h) ?? 0);
 }
 
-/** Humans, unique visitors and bots over the whole range (the summary's counts, CONTRACT §21). */
-export async function readTotals(db: Db, scope: RollupScope, range: StatsRange): Promise<{ clicks: number; unique: number; bots: number }> {
-  const rows = await queryRows<{ dimension: "clicks" | "unique" | "bots"; count: unknown }>(
+/**
+ * Humans, unique visitors and bots over the whole range (the summary's counts, CONTRACT §21), and how
+ * many of those clicks were carried over from another service (`imported`, CONTRACT §23).
+ */
+export async function readTotals(db: Db, scope: RollupScope, range: StatsRange): Promise<{ clicks: number; unique: number; bots: number; imported: number }> {
+  const rows = await queryRows<{ dimension: "clicks" | "unique" | "bots" | "imported"; count: unknown }>(
     db,
     sql`select dimension, sum(count) as count ${rollupsOf(scope)}
-        and dimension in ('clicks', 'unique', 'bots') and ${inRange(range)}
+        and dimension in ('clicks', 'unique', 'bots', 'imported') and ${inRange(range)}
         group by 1`,
   );
-  const totals = { clicks: 0, unique: 0, bots: 0 };
+  const totals = { clicks: 0, unique: 0, bots: 0, imported: 0 };
   for (const r of rows) totals[r.dimension] = Number(r.count);
   return totals;
 }

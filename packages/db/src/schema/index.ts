@@ -295,6 +295,8 @@ export const links = pgTable(
     rotationTarget: jsonb().$type<TargetEntry[]>(),
     lastRotation: integer(),
     clicks: bigint({ mode: "number" }).notNull().default(0),
+    /** How many of `clicks` were carried over from another service by an import (CONTRACT §23); 0 for links made here. */
+    importedClicks: bigint({ mode: "number" }).notNull().default(0),
     /** Set by the importer: makes a resumed import idempotent per row. */
     importKey: text(),
     ...timestamps,
@@ -366,14 +368,16 @@ export const clicks = pgTable(
 );
 
 /** The dimensions a click is rolled up by (docs/adr/0011-stats-rollups.md). */
-export const ROLLUP_DIMENSIONS = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "bots_hour"] as const;
+export const ROLLUP_DIMENSIONS = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "bots_hour", "imported"] as const;
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
 /**
  * Per-link daily rollups of `clicks`, kept in the same transaction as the click insert (core's
  * `recordClicks`), so stats never scan raw clicks. One row per (link, dimension, UTC day, value):
  * `clicks` has the value '' (the day's total), `clicks_hour` the UTC hour '00'–'23', the others the
- * click's value with '' for unknown.
+ * click's value with '' for unknown. `imported` (value '') counts how many of the day's `clicks` were
+ * carried over from another service by an import (CONTRACT §23, docs/adr/0049-live-migration.md): they
+ * are in `clicks` too, never in `unique`, `bots` or the other dimensions.
  */
 export const linkStatsDaily = pgTable(
   "link_stats_daily",
@@ -388,12 +392,15 @@ export const linkStatsDaily = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.linkId, t.dimension, t.day, t.value] }),
-    check("link_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour')`),
+    check(
+      "link_stats_daily_dimension_check",
+      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour', 'imported')`,
+    ),
   ],
 );
 
 /** The dimensions of an account's daily rollups: a link's, without the hours, and `link` (value: the link's id). */
-export const ACCOUNT_ROLLUP_DIMENSIONS = ["clicks", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "link"] as const;
+export const ACCOUNT_ROLLUP_DIMENSIONS = ["clicks", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "link", "imported"] as const;
 export type AccountRollupDimension = (typeof ACCOUNT_ROLLUP_DIMENSIONS)[number];
 
 /**
@@ -420,7 +427,7 @@ export const accountStatsDaily = pgTable(
     index("account_stats_daily_link_count_idx")
       .on(t.workspaceId, t.day, t.count.desc(), t.value)
       .where(sql`${t.dimension} = 'link'`),
-    check("account_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'link')`),
+    check("account_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'link', 'imported')`),
   ],
 );
 
@@ -504,6 +511,16 @@ export const importJobs = pgTable(
     failedRows: integer().notNull().default(0),
     /** The last file line whose row is committed: where a resumed worker starts again. */
     checkpointLine: integer().notNull().default(1),
+    /**
+     * A live migration's job (`importer migrate`, CONTRACT §23): where the source's next page starts
+     * (null: at its first page, or the source has no more), committed with the rows before it, and every
+     * cursor already read, so a source whose pages loop is refused instead of read for ever.
+     */
+    sourceCursor: text(),
+    sourceCursorsSeen: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     failureMessage: text(),
     createdAt: timestamps.createdAt,
     startedAt: timestamp({ withTimezone: true, mode: "date" }),
@@ -539,6 +556,8 @@ export const importErrors = pgTable(
     line: integer().notNull(),
     field: text(),
     message: text().notNull(),
+    /** The refused row's alias, when it had one (a migration's report names every alias it could not keep). */
+    alias: text(),
   },
   (t) => [index("import_errors_job_id_line_idx").on(t.jobId, t.line)],
 );
