@@ -33,7 +33,7 @@ describe("pnpm importer import --format", () => {
     const run = await cli("import", path, "--user", o.email, "--domain", o.fallback.name, "--format", format);
     expect(run.err).toBe("");
     expect(run.code).toBe(0);
-    expect(run.out).toMatch(/Imported .* as job \d+: 8 rows in [\d.]+ s \([\d,]+ rows\/s\) — 4 created, 0 skipped, 4 failed\./);
+    expect(run.out).toMatch(/Imported .* as job \d+: 8 rows in [\d.]+ s \([\d,]+ rows\/s\) — 3 created, 0 skipped, 5 failed\./);
     expect(existsSync(`${path}.errors.csv`)).toBe(true);
     const stored = await withDb((db) =>
       db.db

@@ -13,7 +13,8 @@ import { useCliFixture } from "./helpers.ts";
  * The CLI's side of the hostile files: each is imported with `pnpm importer import`, and must end its
  * job `completed` (exit 0) or `failed` (exit 1, the reason on stderr), with the row errors in the
  * errors file beside it and in the database. The CLI opens the database itself: on PGlite (one process
- * at a time) the test opens the data folder only between runs.
+ * at a time) the test opens the data folder only between runs. A file whose header cannot be read (empty,
+ * no url column, a header row too long) is refused before a job exists: "… Nothing was imported.", no job.
  */
 const { dir, withDb, cli } = useCliFixture("importer-hostile-");
 
@@ -49,6 +50,8 @@ describe("the CLI ends a job whatever its file holds", () => {
     if (file.job.status === "completed") {
       expect(run).toMatchObject({ code: 0, err: "" });
       expect(run.out).toMatch(/Imported .* as job \d+: /);
+    } else if (isHeaderRefusal(file)) {
+      expect(run).toMatchObject({ code: 1, err: `${file.job.failureReason} Nothing was imported.\n` });
     } else {
       expect(run.code).toBe(1);
       expect(run.err).toMatch(new RegExp(`^${escapeRegExp(file.job.failureReason ?? "")} Job \\d+ failed; the rows before it were imported\\.\\n$`));
@@ -65,6 +68,10 @@ describe("the CLI ends a job whatever its file holds", () => {
         const { user } = owners.get(file.name) as Owner;
         const run = runs.get(file.name);
         const [job] = await database.db.select({ id: importJobs.id }).from(importJobs).where(eq(importJobs.workspaceId, user.workspaceId));
+        if (run && isHeaderRefusal(file)) {
+          if (job) problems[file.name] = [`job ${job.id} made for a file refused by its header`];
+          continue;
+        }
         if (!run || !job) {
           problems[file.name] = ["no CLI run or no job"];
           continue;
@@ -85,6 +92,11 @@ describe("the CLI ends a job whatever its file holds", () => {
     expect(problems).toEqual({});
   });
 });
+
+/** A file the CLI refuses on its header alone, before a job exists (the header check of run-cli.ts). */
+function isHeaderRefusal(file: (typeof FILES)[number]): boolean {
+  return file.job.status === "failed" && /^(The file has no url column\.|The file is empty\.|The file cannot be read at line 1:)/.test(file.job.failureReason ?? "");
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

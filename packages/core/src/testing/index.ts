@@ -29,7 +29,7 @@ export async function createTestUser(db: Db, overrides: { role?: "admin" | "user
 
 export { startTestDns, type TestDns, type TestDnsMode } from "./dns-server.ts";
 export { seededRandom } from "./seeded-random.ts";
-export { EXPORT_FILE_OUTCOME, exportFile } from "./export-files.ts";
+export { EXPORT_FILE_OUTCOME, exportFile, exportFileErrors, sortErrors } from "./export-files.ts";
 
 /** A click on `linkId` at `at` with no visitor facts (no country, platform, referrer…), not yet counted; `traits` set some. */
 export function testClick(linkId: number, at: string, traits: Partial<Click> = {}): Click {
