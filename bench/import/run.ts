@@ -23,6 +23,7 @@ import { finished, pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { openDb, type Database } from "@shortener/db";
 import { log, startService, withDatabase, type Service } from "../common.ts";
+import { benchLink, EXPORT_FILES, exportFileChunk, type ExportFileShape } from "./export-files.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -34,37 +35,14 @@ type Result = { method: string; seconds: number; rows: number; rssMb?: number; n
 const results: Result[] = [];
 const formatResults: Array<{ format: string; seconds: number; bytes: number }> = [];
 
-function row(i: number): [string, string, string] {
-  return [`https://bench.example/p/${i}?utm_source=list${i % 97}`, `b${i.toString(36)}`, `Benchmark link number ${i}`];
-}
-
-/**
- * The same links as each service's export file writes them (the columns of the fixtures in
- * packages/core/src/testing/export-files/, dates and counts included): a header and a line per link.
- */
-const EXPORT_FILES: Record<string, { header: string; line: (i: number, url: string, alias: string, title: string) => string }> = {
-  csv: { header: "url,alias,title", line: (_i, u, a, t) => `${u},${a},${t}` },
-  bitly: { header: "id,link,long_url,title,created_at,archived,tags,custom_bitlinks", line: (_i, u, a, t) => `bit.ly/${a},https://bit.ly/${a},${u},${t},2021-03-04T05:06:07+0000,false,,` },
-  rebrandly: {
-    header: "id,title,slashtag,destination,shortUrl,domain.fullName,createdAt,updatedAt,clicks",
-    line: (i, u, a, t) => `r${i},${t},${a},${u},rebrand.ly/${a},rebrand.ly,2016-07-13T10:54:12.000Z,2016-07-13T10:54:12.000Z,${i % 50}`,
-  },
-  shortio: { header: "Original URL,Short URL,Path,Title,Tags,Created At", line: (_i, u, a, t) => `${u},https://short.gy/${a},${a},${t},,2022-01-02T03:04:05.000Z` },
-  dub: { header: "link,url,clicks,createdAt,tags", line: (i, u, a) => `https://dub.sh/${a},${u},${i % 50},2024-02-03T04:05:06.000Z,` },
-  shlink: { header: "createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits", line: (i, u, a, t) => `2023-04-05T06:07:08+00:00,s.test,${a},https://s.test/${a},${u},${t},,${i % 50}` },
-  yourls: { header: "keyword,url,title,timestamp,ip,clicks", line: (i, u, a, t) => `${a},${u},${t},2020-01-02 03:04:05,127.0.0.1,${i % 50}` },
-  kutt: { header: "id,address,description,banned,domain_id,password,expire_in,target,visit_count,created_at", line: (i, u, a, t) => `${i},${a},${t},f,,,,${u},${i % 50},2022-05-06 07:08:09.123+00` },
-  phpshort: { header: "id,alias,url,short_url,title,disabled,password,clicks,created_at", line: (i, u, a, t) => `${i},${a},${u},https://old.test/${a},${t},0,0,${i % 50},2021-09-10T11:12:13.000Z` },
-};
+const row = benchLink;
 
 async function generate(file: string, format = "csv"): Promise<number> {
-  const { header, line } = EXPORT_FILES[format] as (typeof EXPORT_FILES)[string];
+  const { header } = EXPORT_FILES[format] as ExportFileShape;
   const out = createWriteStream(file);
   out.write(`${header}\n`);
   for (let i = 0; i < ROWS; i += 10_000) {
-    let chunk = "";
-    for (let j = i; j < Math.min(i + 10_000, ROWS); j++) chunk += `${line(j, ...row(j))}\n`;
-    if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+    if (!out.write(exportFileChunk(format, i, Math.min(i + 10_000, ROWS)))) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
   }
   out.end();
   await finished(out);

@@ -4,3 +4,4 @@ export { createWebhookWorker, DEFAULT_WEBHOOK_CONFIG, WEBHOOK_QUEUE, type Webhoo
 export { resolveTarget, systemLookup, type Lookup, type Target } from "./webhooks/target.ts";
 export { signatureHeader } from "./webhooks/sign.ts";
 export { createClickPartitionKeeper, CLICK_PARTITION_INTERVAL_MS, type ClickPartitionKeeper, type ClickPartitionKeeperDeps, type ClickPartitionRun } from "./click-partitions.ts";
+export { importRowsOf } from "./process-job.ts";
