@@ -107,6 +107,12 @@ function hostileFile(format: Exclude<ImportFormat, "csv">, seed: number, rows = 
   return `${lines.join("\r\n")}\r\n`;
 }
 
+/** A file with one row per hostile cell, that cell in every column: each value meets each column's reading. */
+function everyCellFile(format: Exclude<ImportFormat, "csv">): string {
+  const columns = EXPORT_FORMATS[format].columns;
+  return `${columns.join(",")}\n${HOSTILE_CELLS.map((value) => columns.map(() => csvCell(value)).join(",")).join("\n")}\n`;
+}
+
 async function translate(format: ImportFormat, text: string): Promise<ImportRow[]> {
   const rows: ImportRow[] = [];
   for await (const row of importRowsOf([text], format)) rows.push(row);
@@ -118,6 +124,7 @@ async function allTranslations(): Promise<Record<string, ImportRow[]>> {
   for (const [i, format] of EXPORT_NAMES.entries()) {
     out[`${format} fixture`] = await translate(format, exportFile(format, "own.example"));
     out[`${format} hostile`] = await translate(format, hostileFile(format, 31_000 + i));
+    out[`${format} every cell`] = await translate(format, everyCellFile(format));
   }
   return out;
 }
