@@ -15,7 +15,13 @@ import { EXPORT_FILES, exportFileChunk, type ExportFileShape } from "./export-fi
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const FORMATS = ["csv", ...(process.env.BENCH_FORMATS ?? Object.keys(EXPORT_FILES).join(",")).split(",").map((s) => s.trim()).filter((f) => f !== "csv")];
+const FORMATS = [
+  "csv",
+  ...(process.env.BENCH_FORMATS ?? Object.keys(EXPORT_FILES).join(","))
+    .split(",")
+    .map((s) => s.trim())
+    .filter((f) => f !== "csv"),
+];
 
 const scope: ImportScope = {
   jobId: 1,

@@ -1,10 +1,17 @@
 import type { ImportFields } from "../check-import-row.ts";
 
+/** One record of another service's export file: its cells, in the file's column order, as the file has them (untrimmed). */
+export type ExportCells = readonly string[];
+
 /**
- * One record of another service's export file, by header key (`exportHeaderKey`): `Long URL`,
- * `long_url` and `longUrl` are all `longurl`. Cells are as the file has them, untrimmed.
+ * What a translator reads a record with: the cell of a column, by the name of its group in the format's
+ * `keys`. The header is looked at once per file (`compileExportReader`): each name of a group becomes the
+ * positions it has in that file, and a record's cell is then found by position, never by key.
  */
-export type ExportRecord = Readonly<Record<string, string | undefined>>;
+export type ExportReader<G extends string> = {
+  /** The first of the group's columns (in the order its names are listed) that holds something other than blanks, trimmed; undefined when none does. */
+  cell(group: G): string | undefined;
+};
 
 /**
  * A service's own export file (CONTRACT §23), read as that service writes it and translated record by
@@ -27,7 +34,8 @@ export type ExportFormat = {
    * names listed (as the service writes them; matched through `exportHeaderKey`).
    */
   required: ReadonlyArray<readonly string[]>;
-  translate(record: ExportRecord): ImportFields;
+  /** The translator of a file with this header (its names through `exportHeaderKey`): the columns are found once, each record is then read by position. */
+  compile(header: readonly string[]): (cells: ExportCells) => ImportFields;
 };
 
 /** A header cell as the export formats compare it: lower-cased, with everything but letters and digits removed. */
@@ -40,13 +48,66 @@ export function keysOf(...names: string[]): string[] {
   return [...new Set(names.map(exportHeaderKey))];
 }
 
-/** The first cell among `keys` that holds something other than blanks, trimmed; undefined when none does. */
-export function cell(record: ExportRecord, ...keys: string[]): string | undefined {
-  for (const key of keys) {
-    const value = record[key]?.trim();
-    if (value) return value;
+/**
+ * Where each name of a group is in a header: its positions, last first. A repeated name reads the last
+ * of its cells that a record reaches (a record cut short reads an earlier one), and a cell beyond the
+ * header is never read, as CSV readers take a header's names.
+ */
+function positionsOf(header: readonly string[], keys: readonly string[]): number[][] {
+  return keys
+    .map((key) =>
+      header
+        .map((name, i) => (name === key ? i : -1))
+        .filter((i) => i >= 0)
+        .reverse(),
+    )
+    .filter((positions) => positions.length > 0);
+}
+
+/** The reader of one file: its groups' positions, found once; `cells` is the record being translated. */
+class CompiledReader<G extends string> implements ExportReader<G> {
+  cells: ExportCells = [];
+  constructor(private readonly at: Readonly<Record<G, number[][]>>) {}
+
+  cell(group: G): string | undefined {
+    const cells = this.cells;
+    for (const positions of this.at[group]) {
+      for (const i of positions) {
+        if (i >= cells.length) continue;
+        const value = (cells[i] as string).trim();
+        if (value) return value;
+        break;
+      }
+    }
+    return undefined;
   }
-  return undefined;
+}
+
+/**
+ * An export format from its column groups (each a list of names, as `keysOf` gives them) and its
+ * translator of one record: `columns` and `compile` follow from them.
+ */
+export function defineExportFormat<K extends Record<string, readonly string[]>>(spec: {
+  name: string;
+  label: string;
+  source: string;
+  keys: K;
+  required: ReadonlyArray<readonly string[]>;
+  translate: (record: ExportReader<Extract<keyof K, string>>) => ImportFields;
+}): ExportFormat {
+  const { keys, translate, ...rest } = spec;
+  return {
+    ...rest,
+    columns: Object.values(keys).flat(),
+    compile(header) {
+      const at = Object.fromEntries(Object.entries(keys).map(([group, names]) => [group, positionsOf(header, names)])) as Record<Extract<keyof K, string>, number[][]>;
+      const reader = new CompiledReader(at);
+      return (cells) => {
+        reader.cells = cells;
+        return translate(reader);
+      };
+    },
+  };
 }
 
 /** Sets `out[column]` when `value` is set: an unset value stays absent, as an empty CSV cell would. */
