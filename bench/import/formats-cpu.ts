@@ -7,7 +7,7 @@
  * figure is the median of its rounds. Each pass is timed in this process's CPU time (user + system), not
  * wall-clock time: on a machine shared with other work, time spent waiting for a core is not counted.
  *
- *   BENCH_ROWS=200000 BENCH_ROUNDS=5 pnpm bench:import:cpu     # BENCH_FORMATS=bitly,dub to pick some
+ *   BENCH_ROWS=200000 BENCH_ROUNDS=5 pnpm bench:import:cpu     # BENCH_FORMATS=bitly,dub to pick some; BENCH_CHECK=0: reading only
  */
 import { checkImportRow, type ImportScope } from "@shortener/core";
 import { importRowsOf } from "@shortener/worker";
@@ -16,6 +16,7 @@ import { EXPORT_FILES, exportFileChunk, type ExportFileShape } from "./export-fi
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CHECK = process.env.BENCH_CHECK !== "0";
 const FORMATS = [
   "csv",
   ...(process.env.BENCH_FORMATS ?? Object.keys(EXPORT_FILES).join(","))
@@ -74,16 +75,16 @@ async function main(): Promise<void> {
   const read = new Map<string, number[]>(FORMATS.map((f) => [f, []]));
   const checked = new Map<string, number[]>(FORMATS.map((f) => [f, []]));
   // A warm-up round, not counted: every code path compiled before the first timed one.
-  for (const f of FORMATS) await pass(f, files.get(f) as string[], true);
+  for (const f of FORMATS) await pass(f, files.get(f) as string[], CHECK);
   for (let round = 1; round <= ROUNDS; round++) {
     for (const f of FORMATS) {
       read.get(f)?.push(await pass(f, files.get(f) as string[], false));
-      checked.get(f)?.push(await pass(f, files.get(f) as string[], true));
+      if (CHECK) checked.get(f)?.push(await pass(f, files.get(f) as string[], true));
     }
     log(`round ${round}/${ROUNDS}`);
   }
   const csvRead = median(read.get("csv") as number[]);
-  const csvChecked = median(checked.get("csv") as number[]);
+  const csvChecked = CHECK ? median(checked.get("csv") as number[]) : NaN;
   const us = (seconds: number) => ((seconds * 1e6) / ROWS).toFixed(2);
   const lines = [
     `Export files, CPU only: ${ROWS.toLocaleString("en-US")} rows in memory, CPU time, medians of ${ROUNDS} interleaved rounds, ${new Date().toISOString().slice(0, 16)}Z`,
@@ -93,8 +94,8 @@ async function main(): Promise<void> {
     ...FORMATS.map((f) => {
       const bytes = (files.get(f) as string[]).reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
       const r = median(read.get(f) as number[]);
-      const c = median(checked.get(f) as number[]);
-      return `| ${f} | ${(bytes / ROWS).toFixed(1)} | ${us(r)} | ${(r / csvRead).toFixed(2)} | ${us(c)} | ${(c / csvChecked).toFixed(2)} |`;
+      const c = CHECK ? median(checked.get(f) as number[]) : NaN;
+      return `| ${f} | ${(bytes / ROWS).toFixed(1)} | ${us(r)} | ${(r / csvRead).toFixed(2)} | ${CHECK ? us(c) : "–"} | ${CHECK ? (c / csvChecked).toFixed(2) : "–"} |`;
     }),
   ];
   console.log(`\n${lines.join("\n")}\n`);
