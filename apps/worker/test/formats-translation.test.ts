@@ -115,7 +115,10 @@ function everyCellFile(format: Exclude<ImportFormat, "csv">): string {
 
 async function translate(format: ImportFormat, text: string): Promise<ImportRow[]> {
   const rows: ImportRow[] = [];
-  for await (const row of importRowsOf([text], format)) rows.push(row);
+  async function* file() {
+    yield text;
+  }
+  for await (const row of importRowsOf(file(), format)) rows.push(row);
   return rows;
 }
 
