@@ -5,3 +5,4 @@ export { resolveTarget, systemLookup, type Lookup, type Target } from "./webhook
 export { signatureHeader } from "./webhooks/sign.ts";
 export { createClickPartitionKeeper, CLICK_PARTITION_INTERVAL_MS, type ClickPartitionKeeper, type ClickPartitionKeeperDeps, type ClickPartitionRun } from "./click-partitions.ts";
 export { runCli, type CliIo } from "./run-cli.ts";
+export { importRowsOf } from "./process-job.ts";

@@ -8,15 +8,13 @@ import {
   runImport,
   streamImportSource,
   type ClaimedImport,
-  type ExportRecord,
-  type ImportFields,
   type ImportFormat,
   type ImportRow,
   type ImportTotals,
   type RunImportOptions,
   type SystemCtx,
 } from "@shortener/core";
-import { CsvFormatError, readCsvRows, type CsvRow } from "@shortener/csv";
+import { CsvFormatError, readCsvRows, readCsvRowsWith } from "@shortener/csv";
 
 /** The file cannot be imported at all: the job fails with this as its reason. */
 export class ImportFileError extends Error {
@@ -54,13 +52,10 @@ export function importRowsOf(input: AsyncIterable<string | Uint8Array>, format: 
     const problem = reading.checkHeader(names);
     if (problem) throw new ImportFileError(problem);
   };
-  if (!reading.translate) return readCsvRows(input, { columns: reading.columns, ownHeader: EXPORT_COLUMNS, onHeader });
-  return translated(readCsvRows(input, { columns: reading.columns, headerKey: reading.headerKey, onHeader }), reading.translate);
-}
-
-/** Each readable record translated into an import row (same line); an unreadable one stays a row error. */
-async function* translated(rows: AsyncIterable<CsvRow>, translate: (record: ExportRecord) => ImportFields): AsyncGenerator<ImportRow> {
-  for await (const row of rows) yield row.error !== undefined ? row : { line: row.line, fields: translate(row.fields) };
+  if (!reading.compile) return readCsvRows(input, { columns: reading.columns, ownHeader: EXPORT_COLUMNS, onHeader });
+  // Each readable record translated into an import row (same line) by a translator compiled for the
+  // file's header; an unreadable one stays a row error.
+  return readCsvRowsWith(input, { headerKey: reading.headerKey, onHeader, compile: reading.compile });
 }
 
 /** Why a file failed, in words for the job's `failure_reason`. */

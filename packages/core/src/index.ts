@@ -134,7 +134,7 @@ export {
   SOURCE_DOMAIN_COLUMN,
   splitShortUrl,
   type ExportFormat,
-  type ExportRecord,
+  type ExportCells,
   type ImportFileReading,
   type ImportFormat,
 } from "./imports/formats/index.ts";

@@ -102,6 +102,37 @@ export async function* readCsvRows(input: CsvInput, options: ReadCsvOptions = {}
   if (header === undefined) options.onHeader?.([]);
 }
 
+/**
+ * The data rows of a CSV with a header row, each made from its cells by the function `compile` returns
+ * for the header (called once, with the header's names through `headerKey`, after `onHeader`): a reader
+ * that finds its columns once per file instead of naming every cell of every row. Otherwise as
+ * `readCsvRows`: a row that cannot be read comes out as an error with its line, an unreadable header row
+ * throws a CsvFormatError, and a file without a record calls `onHeader([])`.
+ */
+export async function* readCsvRowsWith<T>(
+  input: CsvInput,
+  options: {
+    headerKey: (cell: string) => string;
+    compile: (names: readonly string[]) => (cells: readonly string[]) => T;
+    onHeader?: (names: string[]) => void;
+    maxRecordChars?: number;
+  },
+): AsyncGenerator<{ line: number; fields: T; error?: undefined } | { line: number; fields?: undefined; error: string }> {
+  let toRow: ((cells: readonly string[]) => T) | undefined;
+  for await (const record of readCsvRecords(input, options)) {
+    if (toRow === undefined) {
+      if (record.error !== undefined) throw new CsvFormatError(record.line, `The header row cannot be read: ${record.error}`);
+      const names = record.cells.map(options.headerKey);
+      options.onHeader?.(names);
+      toRow = options.compile(names);
+      continue;
+    }
+    if (record.error !== undefined) yield { line: record.line, error: record.error };
+    else yield { line: record.line, fields: toRow(record.cells) };
+  }
+  if (toRow === undefined) options.onHeader?.([]);
+}
+
 function isSameHeader(cells: readonly string[], own: readonly string[]): boolean {
   return cells.length === own.length && cells.every((cell, i) => cell === own[i]);
 }

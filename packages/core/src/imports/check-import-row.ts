@@ -100,7 +100,7 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
       else input.domain_id = id;
     } else if (!row.fields.domain) {
       // A translated export's short-URL domain (`source_domain`): that domain when it is one of ours, else the default.
-      const sourceName = row.fields[SOURCE_DOMAIN_COLUMN] ? normalizeDomainName(row.fields[SOURCE_DOMAIN_COLUMN]) : null;
+      const sourceName = row.fields[SOURCE_DOMAIN_COLUMN] ? sourceDomainName(row.fields[SOURCE_DOMAIN_COLUMN]) : null;
       const sourceId = sourceName ? scope.domainIds.get(sourceName) : undefined;
       if (sourceId !== undefined) input.domain_id = sourceId;
       else if (scope.defaultDomainId !== null) input.domain_id = scope.defaultDomainId;
@@ -139,6 +139,16 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
       tagCount: extensions.tags.length,
     },
   };
+}
+
+/**
+ * `normalizeDomainName` of a translated export's short-URL domain, remembered for the last value seen:
+ * an export names one domain (bit.ly, its own branded one) on row after row.
+ */
+let lastSourceDomain: { raw: string; name: string | null } | undefined;
+function sourceDomainName(raw: string): string | null {
+  if (lastSourceDomain?.raw !== raw) lastSourceDomain = { raw, name: normalizeDomainName(raw) };
+  return lastSourceDomain.name;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, isoDateTime, joinTags, keysOf, put, putShortUrl, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, isoDateTime, joinTags, keysOf, put, putShortUrl } from "./format.ts";
 
 /*
  * Bitly: the links export of the web app (Links → Export, CSV), whose columns are the fields of the
@@ -20,25 +20,26 @@ const K = {
   clicks: keysOf("clicks", "total_clicks"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.longUrl));
-  const custom = cell(record, ...K.custom)
+  put(out, "url", record.cell("longUrl"));
+  const custom = record
+    .cell("custom")
     ?.split(/[\s,;|]+/)
     .find(Boolean);
-  putShortUrl(out, custom ?? cell(record, ...K.link, ...K.id));
-  put(out, "title", cell(record, ...K.title));
-  put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));
-  put(out, "tags", joinTags(cell(record, ...K.tags), /[,;|]/));
-  put(out, "clicks", count(cell(record, ...K.clicks)));
+  putShortUrl(out, custom ?? record.cell("link") ?? record.cell("id"));
+  put(out, "title", record.cell("title"));
+  put(out, "created_at", isoDateTime(record.cell("createdAt")));
+  put(out, "tags", joinTags(record.cell("tags"), /[,;|]/));
+  put(out, "clicks", count(record.cell("clicks")));
   return out;
 }
 
-export const BITLY: ExportFormat = {
+export const BITLY = defineExportFormat({
   name: "bitly",
   label: "Bitly",
   source: "https://dev.bitly.com/api-reference (the Bitlink object)",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["long_url"], ["link", "bitlink", "id"]],
   translate,
-};
+});

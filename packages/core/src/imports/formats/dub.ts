@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, isoDateTime, joinTags, keysOf, put, putShortUrl, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, isoDateTime, joinTags, keysOf, put, putShortUrl } from "./format.ts";
 
 /*
  * Dub: the links export (Links → Export, CSV), as written by dubinc/dub
@@ -16,22 +16,22 @@ const K = {
   tags: keysOf("tags"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.url));
-  putShortUrl(out, cell(record, ...K.link));
-  put(out, "title", cell(record, ...K.title));
-  put(out, "clicks", count(cell(record, ...K.clicks)));
-  put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));
-  put(out, "tags", joinTags(cell(record, ...K.tags), /,/));
+  put(out, "url", record.cell("url"));
+  putShortUrl(out, record.cell("link"));
+  put(out, "title", record.cell("title"));
+  put(out, "clicks", count(record.cell("clicks")));
+  put(out, "created_at", isoDateTime(record.cell("createdAt")));
+  put(out, "tags", joinTags(record.cell("tags"), /,/));
   return out;
 }
 
-export const DUB: ExportFormat = {
+export const DUB = defineExportFormat({
   name: "dub",
   label: "Dub",
   source: "https://github.com/dubinc/dub/blob/main/apps/web/app/api/links/export/route.ts",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["link"], ["url"]],
   translate,
-};
+});

@@ -1,10 +1,17 @@
 import type { ImportFields } from "../check-import-row.ts";
 
+/** One record of another service's export file: its cells, in the file's column order, as the file has them (untrimmed). */
+export type ExportCells = readonly string[];
+
 /**
- * One record of another service's export file, by header key (`exportHeaderKey`): `Long URL`,
- * `long_url` and `longUrl` are all `longurl`. Cells are as the file has them, untrimmed.
+ * What a translator reads a record with: the cell of a column, by the name of its group in the format's
+ * `keys`. The header is looked at once per file (`compileExportReader`): each name of a group becomes the
+ * positions it has in that file, and a record's cell is then found by position, never by key.
  */
-export type ExportRecord = Readonly<Record<string, string | undefined>>;
+export type ExportReader<G extends string> = {
+  /** The first of the group's columns (in the order its names are listed) that holds something other than blanks, trimmed; undefined when none does. */
+  cell(group: G): string | undefined;
+};
 
 /**
  * A service's own export file (CONTRACT §23), read as that service writes it and translated record by
@@ -27,7 +34,8 @@ export type ExportFormat = {
    * names listed (as the service writes them; matched through `exportHeaderKey`).
    */
   required: ReadonlyArray<readonly string[]>;
-  translate(record: ExportRecord): ImportFields;
+  /** The translator of a file with this header (its names through `exportHeaderKey`): the columns are found once, each record is then read by position. */
+  compile(header: readonly string[]): (cells: ExportCells) => ImportFields;
 };
 
 /** A header cell as the export formats compare it: lower-cased, with everything but letters and digits removed. */
@@ -40,13 +48,66 @@ export function keysOf(...names: string[]): string[] {
   return [...new Set(names.map(exportHeaderKey))];
 }
 
-/** The first cell among `keys` that holds something other than blanks, trimmed; undefined when none does. */
-export function cell(record: ExportRecord, ...keys: string[]): string | undefined {
-  for (const key of keys) {
-    const value = record[key]?.trim();
-    if (value) return value;
+/**
+ * Where each name of a group is in a header: its positions, last first. A repeated name reads the last
+ * of its cells that a record reaches (a record cut short reads an earlier one), and a cell beyond the
+ * header is never read, as CSV readers take a header's names.
+ */
+function positionsOf(header: readonly string[], keys: readonly string[]): number[][] {
+  return keys
+    .map((key) =>
+      header
+        .map((name, i) => (name === key ? i : -1))
+        .filter((i) => i >= 0)
+        .reverse(),
+    )
+    .filter((positions) => positions.length > 0);
+}
+
+/** The reader of one file: its groups' positions, found once; `cells` is the record being translated. */
+class CompiledReader<G extends string> implements ExportReader<G> {
+  cells: ExportCells = [];
+  constructor(private readonly at: Readonly<Record<G, number[][]>>) {}
+
+  cell(group: G): string | undefined {
+    const cells = this.cells;
+    for (const positions of this.at[group]) {
+      for (const i of positions) {
+        if (i >= cells.length) continue;
+        const value = (cells[i] as string).trim();
+        if (value) return value;
+        break;
+      }
+    }
+    return undefined;
   }
-  return undefined;
+}
+
+/**
+ * An export format from its column groups (each a list of names, as `keysOf` gives them) and its
+ * translator of one record: `columns` and `compile` follow from them.
+ */
+export function defineExportFormat<K extends Record<string, readonly string[]>>(spec: {
+  name: string;
+  label: string;
+  source: string;
+  keys: K;
+  required: ReadonlyArray<readonly string[]>;
+  translate: (record: ExportReader<Extract<keyof K, string>>) => ImportFields;
+}): ExportFormat {
+  const { keys, translate, ...rest } = spec;
+  return {
+    ...rest,
+    columns: Object.values(keys).flat(),
+    compile(header) {
+      const at = Object.fromEntries(Object.entries(keys).map(([group, names]) => [group, positionsOf(header, names)])) as Record<Extract<keyof K, string>, number[][]>;
+      const reader = new CompiledReader(at);
+      return (cells) => {
+        reader.cells = cells;
+        return translate(reader);
+      };
+    },
+  };
 }
 
 /** Sets `out[column]` when `value` is set: an unset value stays absent, as an empty CSV cell would. */
@@ -57,6 +118,8 @@ export function put(out: Record<string, string>, column: string, value: string |
 /** The part of a short URL this service keeps: the domain name (lower-cased host, port kept) and the alias (the path without its slashes). */
 export type ShortUrlParts = { domain: string | undefined; alias: string };
 
+const SIMPLE_SHORT_URL = /^(?:https?:\/\/)?((?:(?!xn--)[a-z0-9-]+\.)*(?!xn--)[a-z][a-z0-9-]*)(\/[a-z0-9_/-]*)?$/i;
+
 /**
  * A short URL (`https://bit.ly/abc`, `bit.ly/abc`, `rebrand.ly/abc`) split into its domain and alias.
  * Whatever the value, this never throws: a value that is no URL at all comes back as the alias, so the
@@ -64,6 +127,12 @@ export type ShortUrlParts = { domain: string | undefined; alias: string };
  */
 export function splitShortUrl(value: string): ShortUrlParts {
   const text = value.trim();
+  // The common short URL (`https://bit.ly/abc`, `rebrand.ly/abc`) read without a URL object: a host of
+  // ASCII letters, digits, hyphens and dots whose last label starts with a letter (no IP address, no
+  // punycode, no port: nothing the URL parser would rewrite), then a path of alias characters and
+  // slashes only. The URL parser gives exactly this for such a value; anything else goes to it.
+  const simple = SIMPLE_SHORT_URL.exec(text);
+  if (simple) return { domain: (simple[1] as string).toLowerCase(), alias: (simple[2] ?? "").replace(/^\/+/, "").replace(/\/+$/, "") };
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`;
   let url: URL;
   try {
@@ -92,9 +161,36 @@ export function isoDateTime(value: string | undefined): string | undefined {
   const match = DATE_TIME.exec(value);
   if (!match) return value;
   const [, date, time, zone] = match;
+  const utc = utcAsWritten(date as string, time, zone);
+  if (utc !== undefined) return utc;
   const offset = zone === undefined || /^z$/i.test(zone) ? "Z" : zone.length === 3 ? `${zone}:00` : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
   const parsed = Date.parse(time === undefined ? `${date}T00:00:00Z` : `${date}T${time}${offset}`);
   return Number.isNaN(parsed) ? value : new Date(parsed).toISOString();
+}
+
+/** A zone that is UTC itself, as exports write it. */
+const UTC_ZONE = /^(?:z|\+00(?::?00)?)$/i;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The ISO form of a date-time already in UTC whose every part is in range (years 1000–9999, a real
+ * day, 00:00:00 to 23:59:59, milliseconds in three digits or none), built from its own digits: the
+ * same text `Date.parse` and `toISOString` give it, without either. Undefined for anything else
+ * (another zone, 24:00, a leap second, more digits), which they handle.
+ */
+function utcAsWritten(date: string, time: string | undefined, zone: string | undefined): string | undefined {
+  if (zone !== undefined && !UTC_ZONE.test(zone)) return undefined;
+  const year = Number(date.slice(0, 4));
+  const month = Number(date.slice(5, 7));
+  const day = Number(date.slice(8, 10));
+  if (year < 1000 || month < 1 || month > 12 || day < 1) return undefined;
+  const isLeap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (month === 2 && isLeap ? 29 : (DAYS_IN_MONTH[month - 1] as number))) return undefined;
+  if (time === undefined) return `${date}T00:00:00.000Z`;
+  // HH:MM, HH:MM:SS or HH:MM:SS.mmm (DATE_TIME has checked the digits and separators).
+  if (time.length !== 5 && time.length !== 8 && time.length !== 12) return undefined;
+  if (Number(time.slice(0, 2)) > 23 || Number(time.slice(3, 5)) > 59 || (time.length > 5 && Number(time.slice(6, 8)) > 59)) return undefined;
+  return `${date}T${time.slice(0, 5)}:${time.length > 5 ? time.slice(6, 8) : "00"}.${time.length === 12 ? time.slice(9) : "000"}Z`;
 }
 
 /**
@@ -122,11 +218,13 @@ export function joinTags(value: string | undefined, separator: RegExp): string |
   return names.length ? names.join(";") : undefined;
 }
 
+const DIGITS = /^\d+$/;
+
 /** A count as the import's `clicks` column takes it; `1,234` and `1 234` lose their separators, anything else is passed on for the row check. */
 export function count(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined || DIGITS.test(value)) return value;
   const digits = value.replace(/[,\s]/g, "");
-  return /^\d+$/.test(digits) ? digits : value;
+  return DIGITS.test(digits) ? digits : value;
 }
 
 /**

@@ -3,7 +3,7 @@ import { IMPORT_COLUMNS } from "../schemas.ts";
 import { checkImportHeader } from "../import-header.ts";
 import { BITLY } from "./bitly.ts";
 import { DUB } from "./dub.ts";
-import { exportHeaderKey, type ExportFormat, type ExportRecord } from "./format.ts";
+import { exportHeaderKey, type ExportCells, type ExportFormat } from "./format.ts";
 import { KUTT } from "./kutt.ts";
 import { PHPSHORT } from "./phpshort.ts";
 import { REBRANDLY } from "./rebrandly.ts";
@@ -12,7 +12,7 @@ import { SHORTIO } from "./shortio.ts";
 import { IMPORT_FORMATS, type ImportFormat } from "./names.ts";
 import { YOURLS } from "./yourls.ts";
 
-export { exportHeaderKey, SOURCE_DOMAIN_COLUMN, splitShortUrl, type ExportFormat, type ExportRecord } from "./format.ts";
+export { exportHeaderKey, SOURCE_DOMAIN_COLUMN, splitShortUrl, type ExportCells, type ExportFormat } from "./format.ts";
 
 /** Other services' export files (CONTRACT §23), by `format=` name. */
 export const EXPORT_FORMATS: Record<Exclude<ImportFormat, "csv">, ExportFormat> = {
@@ -37,8 +37,8 @@ const csvHeaderKey = (cell: string) => cell.trim().toLowerCase();
 
 /**
  * How an adapter reads a file of a format: what each header cell is called (`headerKey`), the columns
- * to keep, the header rule, and the translation of a record into an import row (none for `csv`, whose
- * records are import rows already).
+ * to keep, the header rule, and the translator of a file's records into import rows, compiled once for
+ * its header (none for `csv`, whose records are import rows already).
  */
 export type ImportFileReading = {
   format: ImportFormat;
@@ -46,13 +46,13 @@ export type ImportFileReading = {
   columns: readonly string[];
   /** What is wrong with a header (its names through `headerKey`), in words, or null. */
   checkHeader: (names: readonly string[]) => string | null;
-  translate: ((record: ExportRecord) => ImportFields) | null;
+  compile: ((header: readonly string[]) => (cells: ExportCells) => ImportFields) | null;
 };
 
 export function importFileReading(format: ImportFormat): ImportFileReading {
-  if (format === "csv") return { format, headerKey: csvHeaderKey, columns: IMPORT_COLUMNS, checkHeader: checkImportHeader, translate: null };
+  if (format === "csv") return { format, headerKey: csvHeaderKey, columns: IMPORT_COLUMNS, checkHeader: checkImportHeader, compile: null };
   const spec = EXPORT_FORMATS[format];
-  return { format, headerKey: exportHeaderKey, columns: spec.columns, checkHeader: (names) => checkExportHeader(spec, names), translate: spec.translate };
+  return { format, headerKey: exportHeaderKey, columns: spec.columns, checkHeader: (names) => checkExportHeader(spec, names), compile: (header) => spec.compile(header) };
 }
 
 /**

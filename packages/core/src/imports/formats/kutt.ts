@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, hasSecret, isoDateTime, isYes, keysOf, put, putExpiration, putShortUrl, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, hasSecret, isoDateTime, isYes, keysOf, put, putExpiration, putShortUrl } from "./format.ts";
 
 /*
  * Kutt has no export of its own. The common one is its `links` table as CSV (`psql -c "\copy links
@@ -24,24 +24,24 @@ const K = {
   createdAt: keysOf("created_at"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.target));
-  putShortUrl(out, cell(record, ...K.link));
-  put(out, "alias", cell(record, ...K.address));
-  put(out, "title", cell(record, ...K.description));
-  if (hasSecret(cell(record, ...K.password)) || isYes(cell(record, ...K.banned))) out.disabled = "1";
-  putExpiration(out, cell(record, ...K.expireIn));
-  put(out, "clicks", count(cell(record, ...K.visits)));
-  put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));
+  put(out, "url", record.cell("target"));
+  putShortUrl(out, record.cell("link"));
+  put(out, "alias", record.cell("address"));
+  put(out, "title", record.cell("description"));
+  if (hasSecret(record.cell("password")) || isYes(record.cell("banned"))) out.disabled = "1";
+  putExpiration(out, record.cell("expireIn"));
+  put(out, "clicks", count(record.cell("visits")));
+  put(out, "created_at", isoDateTime(record.cell("createdAt")));
   return out;
 }
 
-export const KUTT: ExportFormat = {
+export const KUTT = defineExportFormat({
   name: "kutt",
   label: "Kutt",
   source: "https://github.com/thedevs-network/kutt (server/migrations: the links table)",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["address"], ["target"]],
   translate,
-};
+});

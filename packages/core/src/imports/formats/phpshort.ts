@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, hasSecret, isoDateTime, isYes, keysOf, put, putShortUrl, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, hasSecret, isoDateTime, isYes, keysOf, put, putShortUrl } from "./format.ts";
 
 /*
  * phpShort: its links as the seed interface's Link object names them (the API this service speaks,
@@ -23,28 +23,28 @@ const K = {
   createdAt: keysOf("created_at"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.url));
-  putShortUrl(out, cell(record, ...K.shortUrl));
-  put(out, "alias", cell(record, ...K.alias));
-  put(out, "title", cell(record, ...K.title));
-  if (isYes(cell(record, ...K.disabled)) || hasSecret(cell(record, ...K.password))) out.disabled = "1";
-  put(out, "expiration_url", cell(record, ...K.expirationUrl));
-  const clicksLimit = cell(record, ...K.expirationClicks);
+  put(out, "url", record.cell("url"));
+  putShortUrl(out, record.cell("shortUrl"));
+  put(out, "alias", record.cell("alias"));
+  put(out, "title", record.cell("title"));
+  if (isYes(record.cell("disabled")) || hasSecret(record.cell("password"))) out.disabled = "1";
+  put(out, "expiration_url", record.cell("expirationUrl"));
+  const clicksLimit = record.cell("expirationClicks");
   if (clicksLimit !== "0") put(out, "expiration_clicks", clicksLimit);
-  put(out, "expiration_date", cell(record, ...K.expirationDate));
-  put(out, "expiration_time", cell(record, ...K.expirationTime));
-  put(out, "clicks", count(cell(record, ...K.clicks)));
-  put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));
+  put(out, "expiration_date", record.cell("expirationDate"));
+  put(out, "expiration_time", record.cell("expirationTime"));
+  put(out, "clicks", count(record.cell("clicks")));
+  put(out, "created_at", isoDateTime(record.cell("createdAt")));
   return out;
 }
 
-export const PHPSHORT: ExportFormat = {
+export const PHPSHORT = defineExportFormat({
   name: "phpshort",
   label: "phpShort",
   source: "CONTRACT §3 (the seed interface's Link object: phpShort 5.x)",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["url"], ["alias", "short_url"]],
   translate,
-};
+});

@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, isoDateTime, joinTags, keysOf, put, putShortUrl, SOURCE_DOMAIN_COLUMN, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, isoDateTime, joinTags, keysOf, put, putShortUrl, SOURCE_DOMAIN_COLUMN } from "./format.ts";
 
 /*
  * Rebrandly: the links export (Links → Export, CSV), whose columns are the documented fields of the
@@ -18,25 +18,25 @@ const K = {
   tags: keysOf("tags"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.destination));
-  putShortUrl(out, cell(record, ...K.shortUrl));
+  put(out, "url", record.cell("destination"));
+  putShortUrl(out, record.cell("shortUrl"));
   // The slashtag is the alias itself; the domain's own column, when there is one, names its domain.
-  put(out, "alias", cell(record, ...K.slashtag));
-  put(out, SOURCE_DOMAIN_COLUMN, cell(record, ...K.domain)?.toLowerCase());
-  put(out, "title", cell(record, ...K.title));
-  put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));
-  put(out, "clicks", count(cell(record, ...K.clicks)));
-  put(out, "tags", joinTags(cell(record, ...K.tags), /[,;|]/));
+  put(out, "alias", record.cell("slashtag"));
+  put(out, SOURCE_DOMAIN_COLUMN, record.cell("domain")?.toLowerCase());
+  put(out, "title", record.cell("title"));
+  put(out, "created_at", isoDateTime(record.cell("createdAt")));
+  put(out, "clicks", count(record.cell("clicks")));
+  put(out, "tags", joinTags(record.cell("tags"), /[,;|]/));
   return out;
 }
 
-export const REBRANDLY: ExportFormat = {
+export const REBRANDLY = defineExportFormat({
   name: "rebrandly",
   label: "Rebrandly",
   source: "https://developers.rebrandly.com/docs/link-entity",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["destination"], ["slashtag", "shortUrl"]],
   translate,
-};
+});

@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, isoDateTime, joinTags, keysOf, put, putShortUrl, SOURCE_DOMAIN_COLUMN, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, isoDateTime, joinTags, keysOf, put, putShortUrl, SOURCE_DOMAIN_COLUMN } from "./format.ts";
 
 /*
  * Shlink: the short URLs export of Shlink's web client (Short URLs → Export, CSV), as written by
@@ -17,24 +17,24 @@ const K = {
   createdAt: keysOf("createdAt", "dateCreated"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.longUrl));
-  putShortUrl(out, cell(record, ...K.shortUrl));
-  put(out, "alias", cell(record, ...K.shortCode));
-  put(out, SOURCE_DOMAIN_COLUMN, cell(record, ...K.domain)?.toLowerCase());
-  put(out, "title", cell(record, ...K.title));
-  put(out, "tags", joinTags(cell(record, ...K.tags), /\|/));
-  put(out, "clicks", count(cell(record, ...K.visits)));
-  put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));
+  put(out, "url", record.cell("longUrl"));
+  putShortUrl(out, record.cell("shortUrl"));
+  put(out, "alias", record.cell("shortCode"));
+  put(out, SOURCE_DOMAIN_COLUMN, record.cell("domain")?.toLowerCase());
+  put(out, "title", record.cell("title"));
+  put(out, "tags", joinTags(record.cell("tags"), /\|/));
+  put(out, "clicks", count(record.cell("visits")));
+  put(out, "created_at", isoDateTime(record.cell("createdAt")));
   return out;
 }
 
-export const SHLINK: ExportFormat = {
+export const SHLINK = defineExportFormat({
   name: "shlink",
   label: "Shlink",
   source: "https://github.com/shlinkio/shlink-web-component/blob/main/src/short-urls/helpers/ExportShortUrlsBtn.tsx",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["longUrl"], ["shortCode", "shortUrl"]],
   translate,
-};
+});

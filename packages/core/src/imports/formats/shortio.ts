@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, isoDateTime, joinTags, keysOf, put, putExpiration, putShortUrl, SOURCE_DOMAIN_COLUMN, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, isoDateTime, joinTags, keysOf, put, putExpiration, putShortUrl, SOURCE_DOMAIN_COLUMN } from "./format.ts";
 
 /*
  * Short.io: the links export (Links → Export, CSV), whose columns are the fields of the link object of
@@ -21,27 +21,27 @@ const K = {
   clicks: keysOf("clicks"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.originalUrl));
-  putShortUrl(out, cell(record, ...K.shortUrl));
-  put(out, "alias", cell(record, ...K.path)?.replace(/^\/+/, ""));
-  put(out, SOURCE_DOMAIN_COLUMN, cell(record, ...K.domain)?.toLowerCase());
-  put(out, "title", cell(record, ...K.title));
-  put(out, "tags", joinTags(cell(record, ...K.tags), /[,;|]/));
-  put(out, "created_at", isoDateTime(cell(record, ...K.createdAt)));
-  putExpiration(out, cell(record, ...K.expiresAt));
-  put(out, "expiration_url", cell(record, ...K.expiredUrl));
-  put(out, "expiration_clicks", cell(record, ...K.clicksLimit));
-  put(out, "clicks", count(cell(record, ...K.clicks)));
+  put(out, "url", record.cell("originalUrl"));
+  putShortUrl(out, record.cell("shortUrl"));
+  put(out, "alias", record.cell("path")?.replace(/^\/+/, ""));
+  put(out, SOURCE_DOMAIN_COLUMN, record.cell("domain")?.toLowerCase());
+  put(out, "title", record.cell("title"));
+  put(out, "tags", joinTags(record.cell("tags"), /[,;|]/));
+  put(out, "created_at", isoDateTime(record.cell("createdAt")));
+  putExpiration(out, record.cell("expiresAt"));
+  put(out, "expiration_url", record.cell("expiredUrl"));
+  put(out, "expiration_clicks", record.cell("clicksLimit"));
+  put(out, "clicks", count(record.cell("clicks")));
   return out;
 }
 
-export const SHORTIO: ExportFormat = {
+export const SHORTIO = defineExportFormat({
   name: "shortio",
   label: "Short.io",
   source: "https://developers.short.io/reference (the link object)",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["originalURL"], ["path", "shortURL"]],
   translate,
-};
+});

@@ -1,5 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
-import { cell, count, isoDateTime, keysOf, put, type ExportFormat, type ExportRecord } from "./format.ts";
+import { count, defineExportFormat, type ExportReader, isoDateTime, keysOf, put } from "./format.ts";
 
 /*
  * YOURLS has no export of its own. The common one is its `yourls_url` table as CSV (phpMyAdmin's
@@ -16,21 +16,21 @@ const K = {
   clicks: keysOf("clicks"),
 };
 
-function translate(record: ExportRecord): ImportFields {
+function translate(record: ExportReader<keyof typeof K>): ImportFields {
   const out: Record<string, string> = {};
-  put(out, "url", cell(record, ...K.url));
-  put(out, "alias", cell(record, ...K.keyword));
-  put(out, "title", cell(record, ...K.title));
-  put(out, "created_at", isoDateTime(cell(record, ...K.timestamp)));
-  put(out, "clicks", count(cell(record, ...K.clicks)));
+  put(out, "url", record.cell("url"));
+  put(out, "alias", record.cell("keyword"));
+  put(out, "title", record.cell("title"));
+  put(out, "created_at", isoDateTime(record.cell("timestamp")));
+  put(out, "clicks", count(record.cell("clicks")));
   return out;
 }
 
-export const YOURLS: ExportFormat = {
+export const YOURLS = defineExportFormat({
   name: "yourls",
   label: "YOURLS",
   source: "https://github.com/YOURLS/YOURLS/blob/master/includes/functions-install.php (the yourls_url table)",
-  columns: Object.values(K).flat(),
+  keys: K,
   required: [["keyword"], ["url"]],
   translate,
-};
+});
