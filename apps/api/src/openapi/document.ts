@@ -21,6 +21,7 @@ import {
   PixelJson,
   SpaceJson,
   StatRowJson,
+  TagJson,
   StatsSummaryJson,
   DomainVisitsSummaryJson,
   UserJson,
@@ -520,7 +521,18 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
 }
 
 /** The links' export and QR codes. */
-function addLinkTools({ paths }: Parts): void {
+function addLinkTools({ outputs, paths }: Parts): void {
+  outputs.add(listEnvelope(TagJson), { id: "TagList" });
+  paths["/tags"] = {
+    get: {
+      operationId: "listTags",
+      tags: [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"],
+      summary: "Your workspace's tags, each with how many links carry it, most used first (one page)",
+      description:
+        "Tags match without regard to case: `Sale` and `sale` are one tag, shown as the oldest link spells it. Filter links by tag with `GET /links?tag=a,b` (any of them).",
+      responses: { "200": ok("The tags", "TagList"), ...errors() },
+    },
+  };
   const linkTags = [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"];
   paths["/links/export"] = {
     get: {

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { pgArray, queryRows, type Db } from "@shortener/db";
 import { randomAlias } from "../links/alias.ts";
 import { classifyAliasConflict } from "../links/alias-conflict.ts";
-import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn, type TARGET_INSERT_COLUMNS } from "../links/link-columns.ts";
+import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn, type TAG_INSERT_COLUMNS, type TARGET_INSERT_COLUMNS } from "../links/link-columns.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import type { CheckedRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
@@ -140,7 +140,7 @@ export class ImportGoneError extends Error {
 }
 
 /** The columns of `LINK_INSERT_COLUMNS` an import binds per row: all but the targeting ones (none in a file) and those one batch shares. */
-type PerRowColumn = Exclude<LinkInsertColumn, (typeof TARGET_INSERT_COLUMNS)[number] | "workspaceId" | "createdAt" | "updatedAt">;
+type PerRowColumn = Exclude<LinkInsertColumn, (typeof TARGET_INSERT_COLUMNS)[number] | (typeof TAG_INSERT_COLUMNS)[number] | "workspaceId" | "createdAt" | "updatedAt">;
 
 /** Each per-row column's value, as its array element (booleans as `t`/`f`, times as ISO text). */
 function importValues(jobId: number): Record<PerRowColumn, (p: Pending) => string | number | null> {
