@@ -76,7 +76,7 @@ export { admitClicks, admittedCounts, isClickLimited, isClickLimitReached, noteA
 export { countLimitedClicks } from "./expiration/count-limited-clicks.ts";
 export { findLinkForVisit, type VisitLink } from "./visits/visit-link.ts";
 export { gateVisit, type VisitGate } from "./visits/decide-visit.ts";
-export { chooseDestination, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
+export { chooseDestination, isWeightedRotation, weightedIndex, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
 export { TARGET_TYPES, visitorFactsFor, type LinkTargets, type TargetType, type VisitorFacts } from "./targeting/target-types.ts";
 export { recordClicks, rollupRowsOf, visitorsOf, type Click } from "./visits/record-clicks.ts";
 export { dropPastVisitorDays, findOrCreateVisitorSalt, nextUtcDayStart, utcDay, VISITOR_DAY_GRACE_MS, visitorHash, type VisitorSalt } from "./visits/visitor-salts.ts";

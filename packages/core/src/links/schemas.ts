@@ -56,7 +56,7 @@ function group<E extends z.ZodType<{ key?: string; value: string }>>(entry: E, l
 }
 
 const keyed = (key: z.ZodType<string, string>, label: string) =>
-  z.object({ key, value: urlField(`${label} target URL`), weight: refused("Only rotation entries take a weight.") }, { error: `Each ${label} target needs a key and a value.` });
+  z.object({ key, value: urlField(`${label} target URL`), weight: refused("The weight is taken by rotation entries only.") }, { error: `Each ${label} target needs a key and a value.` });
 
 const countryKey = z
   .string({ error: "The country must be a country code." })
@@ -91,7 +91,7 @@ export const rotationTargets = group(
   "rotation",
 ).superRefine((entries, ctx) => {
   const weighted = entries.filter((e) => e.weight !== undefined).length;
-  if (weighted && weighted < entries.length) ctx.addIssue({ code: "custom", message: "Either every rotation entry has a weight or none does." });
+  if (weighted && weighted < entries.length) ctx.addIssue({ code: "custom", message: "The rotation entries must all have a weight, or none." });
 });
 
 /** Fields that mean the same on create and update. */
