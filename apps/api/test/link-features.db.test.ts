@@ -42,13 +42,13 @@ describe("hostile input: a 422 naming the field, nothing stored", () => {
     ["weight 1.5", () => ({ ...base(), target_type: "4", ...rotation([{ value: "https://a.example/", weight: "1.5" }]) }), "rotation.0.weight"],
     ['weight "x"', () => ({ ...base(), target_type: "4", ...rotation([{ value: "https://a.example/", weight: "x" }]) }), "rotation.0.weight"],
     ["weight -5", () => ({ ...base(), target_type: "4", ...rotation([{ value: "https://a.example/", weight: "-5" }]) }), "rotation.0.weight"],
-    [
-      "weights on some entries only",
-      () => ({ ...base(), target_type: "4", ...rotation([{ value: "https://a.example/", weight: "10" }, { value: "https://b.example/" }]) }),
-      "rotation",
-    ],
+    ["weights on some entries only", () => ({ ...base(), target_type: "4", ...rotation([{ value: "https://a.example/", weight: "10" }, { value: "https://b.example/" }]) }), "rotation"],
     ["a weight on a country target", () => ({ ...base(), target_type: "1", "country[0][key]": "US", "country[0][value]": "https://us.example/", "country[0][weight]": "5" }), "country.0.weight"],
-    ["a weight on a platform target", () => ({ ...base(), target_type: "2", "platform[0][key]": "iOS", "platform[0][value]": "https://ios.example/", "platform[0][weight]": "5" }), "platform.0.weight"],
+    [
+      "a weight on a platform target",
+      () => ({ ...base(), target_type: "2", "platform[0][key]": "iOS", "platform[0][value]": "https://ios.example/", "platform[0][weight]": "5" }),
+      "platform.0.weight",
+    ],
     ["utm_source with CRLF", () => ({ ...base(), utm_source: "news\r\nSet-Cookie: x=1" }), "utm_source"],
     ["utm_medium with a NUL", () => ({ ...base(), utm_medium: "a\u0000b" }), "utm_medium"],
     ["utm_campaign over 255 characters", () => ({ ...base(), utm_campaign: "c".repeat(256) }), "utm_campaign"],
@@ -69,7 +69,11 @@ describe("hostile input: a 422 naming the field, nothing stored", () => {
 
   it("an update with a bad field changes nothing; bulk updates refuse UTM fields", async () => {
     const link = (await create({ ...base(), "tags[]": ["keep"] })).body.data;
-    for (const form of [{ "tags[]": Array.from({ length: 21 }, (_, i) => `t${i}`) }, { utm_source: "a\r\nb" }, { url: `https://a.example/${"x".repeat(2030)}`, utm_source: "abcdefghijklmnopqrstuvwxyz" }]) {
+    for (const form of [
+      { "tags[]": Array.from({ length: 21 }, (_, i) => `t${i}`) },
+      { utm_source: "a\r\nb" },
+      { url: `https://a.example/${"x".repeat(2030)}`, utm_source: "abcdefghijklmnopqrstuvwxyz" },
+    ]) {
       const res = await update(link.id, form);
       expect(res.status).toBe(422);
     }
@@ -178,7 +182,14 @@ describe("UTM fields", () => {
 
 describe("weighted rotation entries", () => {
   it("are stored and returned with their weight; unweighted entries say null", async () => {
-    const weighted = await create({ ...base(), target_type: "4", ...rotation([{ value: "https://a.example/", weight: "70" }, { value: "https://b.example/", weight: "30" }]) });
+    const weighted = await create({
+      ...base(),
+      target_type: "4",
+      ...rotation([
+        { value: "https://a.example/", weight: "70" },
+        { value: "https://b.example/", weight: "30" },
+      ]),
+    });
     expect(weighted.status).toBe(201);
     expect(weighted.body.data.rotation_target).toEqual([
       { value: "https://a.example/", weight: 70 },

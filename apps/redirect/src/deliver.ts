@@ -68,7 +68,16 @@ export function createDelivery(parts: {
    * first; only the first visits of a day a process holds no salt for wait for it. Other links hash
    * the visitor after answering, as before.
    */
-  function send(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, agent: AgentInfo, bot: string | null, extraHeaders?: Record<string, string>): Promise<void> | void {
+  function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: VisitLink,
+    query: string,
+    now: Date,
+    agent: AgentInfo,
+    bot: string | null,
+    extraHeaders?: Record<string, string>,
+  ): Promise<void> | void {
     if (!isWeightedRotation(link)) return answer(req, res, link, query, now, agent, bot, undefined, extraHeaders);
     const visitor = visitors.visitorOf(req, link.id, now);
     if (typeof visitor === "string") return answer(req, res, link, query, now, agent, bot, visitor, extraHeaders);

@@ -528,8 +528,7 @@ function addLinkTools({ outputs, paths }: Parts): void {
       operationId: "listTags",
       tags: [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"],
       summary: "Your workspace's tags, each with how many links carry it, most used first (one page)",
-      description:
-        "Tags match without regard to case: `Sale` and `sale` are one tag, shown as the oldest link spells it. Filter links by tag with `GET /links?tag=a,b` (any of them).",
+      description: "Tags match without regard to case: `Sale` and `sale` are one tag, shown as the oldest link spells it. Filter links by tag with `GET /links?tag=a,b` (any of them).",
       responses: { "200": ok("The tags", "TagList"), ...errors() },
     },
   };

@@ -46,10 +46,10 @@ export const tagList = commaList(z.array(z.string({ error: "The tags must be str
  * The `tag` list filter (any of several): names as `tag=a`, `tag[]=a&tag[]=b` or `tag=a,b`, matched
  * without regard to case. At most 20 names, each like a tag.
  */
-export const tagFilter = commaList(z.array(z.string({ error: "The tag filter must be a list of names." }), { error: "The tag must be a list of names." }))
-  .transform((sent, ctx) => {
-    const keys = [...new Set(sent.map((t) => tagKey(t.trim())))];
-    if (keys.some((k) => k === "" || REFUSED.test(k) || [...k].length > MAX_TAG_LENGTH)) ctx.addIssue({ code: "custom", message: `The tag filter takes names of 1 to ${MAX_TAG_LENGTH} characters, without commas, semicolons or control characters.` });
-    if (keys.length > MAX_TAGS) ctx.addIssue({ code: "custom", message: `The tag filter may not name more than ${MAX_TAGS} tags.` });
-    return keys;
-  });
+export const tagFilter = commaList(z.array(z.string({ error: "The tag filter must be a list of names." }), { error: "The tag must be a list of names." })).transform((sent, ctx) => {
+  const keys = [...new Set(sent.map((t) => tagKey(t.trim())))];
+  if (keys.some((k) => k === "" || REFUSED.test(k) || [...k].length > MAX_TAG_LENGTH))
+    ctx.addIssue({ code: "custom", message: `The tag filter takes names of 1 to ${MAX_TAG_LENGTH} characters, without commas, semicolons or control characters.` });
+  if (keys.length > MAX_TAGS) ctx.addIssue({ code: "custom", message: `The tag filter may not name more than ${MAX_TAGS} tags.` });
+  return keys;
+});

@@ -297,9 +297,15 @@ export const links = pgTable(
     lastRotation: integer(),
     clicks: bigint({ mode: "number" }).notNull().default(0),
     /** The link's tags as written (CONTRACT §25; docs/link-features.md): at most 20, no two alike but for case. */
-    tags: text().array().notNull().default(sql`'{}'::text[]`),
+    tags: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** `tags` lower-cased: what the `tag` filter and the tag counts match (case-insensitive), under a GIN index. */
-    tagKeys: text().array().notNull().default(sql`'{}'::text[]`),
+    tagKeys: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** Set by the importer: makes a resumed import idempotent per row. */
     importKey: text(),
     ...timestamps,
@@ -397,7 +403,10 @@ export const linkStatsDaily = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.linkId, t.dimension, t.day, t.value] }),
-    check("link_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour', 'variant')`),
+    check(
+      "link_stats_daily_dimension_check",
+      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour', 'variant')`,
+    ),
   ],
 );
 
