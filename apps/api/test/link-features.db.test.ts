@@ -69,11 +69,12 @@ describe("hostile input: a 422 naming the field, nothing stored", () => {
 
   it("an update with a bad field changes nothing; bulk updates refuse UTM fields", async () => {
     const link = (await create({ ...base(), "tags[]": ["keep"] })).body.data;
-    for (const form of [
+    const forms: Form[] = [
       { "tags[]": Array.from({ length: 21 }, (_, i) => `t${i}`) },
       { utm_source: "a\r\nb" },
       { url: `https://a.example/${"x".repeat(2030)}`, utm_source: "abcdefghijklmnopqrstuvwxyz" },
-    ]) {
+    ];
+    for (const form of forms) {
       const res = await update(link.id, form);
       expect(res.status).toBe(422);
     }

@@ -676,7 +676,7 @@ function addImports({ outputs, paths }: Parts): void {
       tags: imports,
       summary: "Upload a CSV of links: a job that a worker runs",
       description:
-        "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing. The dashboard sends its session cookie instead of a key, with the session's x-csrf-token header (without it: 403).",
+        "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', tags separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing. The dashboard sends its session cookie instead of a key, with the session's x-csrf-token header (without it: 403).",
       parameters: [
         { name: "domain_id", in: "query", required: false, description: "The domain of rows that name none.", schema: importDomain },
         { name: "Idempotency-Key", in: "header", required: false, description: "Printable ASCII, at most 255 characters.", schema: inputProperty(core.CreateImportInput, "idempotency_key") },

@@ -39,7 +39,7 @@ const UNDECODABLE = /[\u0000\ufffd]/;
 const parseLinkFields = createFieldsParser(CreateLinkShape);
 
 /**
- * The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` is `;`-separated, and
+ * The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` and `tags` are `;`-separated, and
  * numbers written as text become numbers where the schema takes them (`coerceFormValues`).
  */
 export function toLinkInput(fields: ImportFields): Record<string, unknown> {
@@ -53,7 +53,9 @@ export function toLinkInput(fields: ImportFields): Record<string, unknown> {
             .split(/[;,]/)
             .map((s) => s.trim())
             .filter(Boolean)
-        : value;
+        : column === "tags"
+          ? value.split(";").filter((s) => s.trim() !== "")
+          : value;
   }
   return coerceFormValues(CreateLinkInput, input) as Record<string, unknown>;
 }

@@ -18,6 +18,7 @@ export const IMPORT_COLUMNS = [
   "password",
   "space_id",
   "pixel_ids",
+  "tags",
   "disabled",
   "privacy",
   "privacy_password",

@@ -3,6 +3,7 @@ import { pgArray, queryRows, type Db } from "@shortener/db";
 import { randomAlias } from "../links/alias.ts";
 import { classifyAliasConflict } from "../links/alias-conflict.ts";
 import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn, type TAG_INSERT_COLUMNS, type TARGET_INSERT_COLUMNS } from "../links/link-columns.ts";
+import { tagColumns } from "../links/respell-tags.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import type { CheckedRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
@@ -65,6 +66,7 @@ export async function writeImportBatch(
     const tx = tx0 as unknown as Db;
     let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomAlias(0), attempt: 0 }));
     const withPixels: Array<{ id: number; pixelIds: number[] }> = [];
+    const withTags: Array<{ id: number; tags: string[] }> = [];
     while (pending.length) {
       const outcome = await insertLinks(tx, jobId, workspaceId, now, pending);
       const missed: Pending[] = [];
@@ -74,10 +76,11 @@ export async function writeImportBatch(
           continue;
         }
         created++;
-        if (p.row.pixelIds.length) {
+        if (p.row.pixelIds.length || p.row.tags.length) {
           const id = outcome.idsByLine.get(p.row.line);
           if (id === undefined) throw new Error(`import line ${p.row.line}: inserted without its id`);
-          withPixels.push({ id, pixelIds: p.row.pixelIds });
+          if (p.row.pixelIds.length) withPixels.push({ id, pixelIds: p.row.pixelIds });
+          if (p.row.tags.length) withTags.push({ id, tags: p.row.tags });
         }
       }
       if (!missed.length) break;
@@ -100,6 +103,13 @@ export async function writeImportBatch(
       pending = retry;
     }
 
+    // Tags as the file writes them (not respelled as the API's creates are), set on the rows just inserted.
+    if (withTags.length) {
+      await tx.execute(sql`
+        update links set tags = array(select jsonb_array_elements_text(v.tags)), tag_keys = array(select jsonb_array_elements_text(v.tag_keys))
+        from unnest(${pgArray(withTags.map((l) => l.id))}::int[], ${pgArray(withTags.map((l) => JSON.stringify(l.tags)))}::jsonb[], ${pgArray(withTags.map((l) => JSON.stringify(tagColumns(l.tags).tagKeys)))}::jsonb[]) as v(id, tags, tag_keys)
+        where links.id = v.id`);
+    }
     if (withPixels.length) {
       const linkIds = withPixels.flatMap((l) => l.pixelIds.map(() => l.id));
       const pixelIds = withPixels.flatMap((l) => l.pixelIds);
@@ -180,7 +190,7 @@ async function insertLinks(db: Db, jobId: number, workspaceId: number, now: Date
   const rows = await queryRows<{ id: number | null; import_key: string }>(
     db,
     sql`with v as (
-          select * from unnest(${arrays}, ${pgArray(pending.map((p) => (p.row.pixelIds.length ? "t" : "f")))}::boolean[]) as v(${names}, wants_id)
+          select * from unnest(${arrays}, ${pgArray(pending.map((p) => (p.row.pixelIds.length || p.row.tags.length ? "t" : "f")))}::boolean[]) as v(${names}, wants_id)
         ), ins as (
           insert into links (workspace_id, ${names}, created_at, updated_at)
           select ${workspaceId}::int, ${fromV}, ${at}::timestamptz, ${at}::timestamptz

@@ -19,6 +19,8 @@ export type LinkForm = {
   removePassword: boolean;
   space_id: string;
   pixel_ids: number[];
+  /** Tags as typed, comma-separated (the API takes the list and checks each). */
+  tags: string;
   disabled: boolean;
   privacy: "0" | "1" | "2";
   privacy_password: string;
@@ -39,6 +41,7 @@ export const EMPTY_FORM: LinkForm = {
   removePassword: false,
   space_id: "",
   pixel_ids: [],
+  tags: "",
   disabled: false,
   privacy: "0",
   privacy_password: "",
@@ -75,6 +78,7 @@ export function formOf(link: Link): LinkForm {
     title: link.title ?? "",
     space_id: link.space ? String(link.space.id) : "",
     pixel_ids: link.pixels.map((p) => p.id),
+    tags: link.tags.join(", "),
     disabled: link.disabled === 1,
     privacy: String(link.privacy) as LinkForm["privacy"],
     expiration_url: link.expiration_url ?? "",
@@ -87,6 +91,15 @@ export function formOf(link: Link): LinkForm {
 }
 
 const orNull = (value: string) => (value.trim() === "" ? null : value.trim());
+
+/** The tags field (`a, b`) as the API's list: blanks between commas dropped; on update an empty field clears them. */
+export function tagsOf(text: string, isUpdate: boolean): string[] | undefined {
+  const tags = text
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  return tags.length || isUpdate ? tags : undefined;
+}
 
 /**
  * The fields both create and update send. On update an emptied field is `null` (clear it) and the
@@ -103,6 +116,7 @@ function fieldsOf(form: LinkForm, isUpdate: boolean) {
     ...(form.password ? { password: form.password } : form.removePassword && isUpdate ? { password: null } : {}),
     space_id: clear(form.space_id ? Number(form.space_id) : null),
     pixel_ids: isUpdate ? form.pixel_ids : form.pixel_ids.length ? form.pixel_ids : undefined,
+    tags: tagsOf(form.tags, isUpdate),
     disabled: form.disabled ? (1 as const) : (0 as const),
     privacy: Number(form.privacy) as 0 | 1 | 2,
     ...(form.privacy_password ? { privacy_password: form.privacy_password } : {}),
