@@ -6,8 +6,8 @@ import type { Inputs, Link } from "../../trpc.ts";
  * holds, how a link fills it, what it sends, and which field an API message belongs under.
  */
 
-/** One targeting entry: a country, platform or language code (none for rotation) and its destination. */
-export type TargetEntry = { key: string; value: string };
+/** One targeting entry: a country, platform or language code (none for rotation), its destination, and a rotation entry's weight as typed ("" none). */
+export type TargetEntry = { key: string; value: string; weight?: string };
 
 /** What the editor's fields hold: text as typed (numbers are parsed when sent), so a field can be empty. */
 export type LinkForm = {
@@ -69,7 +69,10 @@ export function groupOf(type: TargetType): TargetGroup | null {
 
 /** A link as the API answers it → the editor's fields. A stored password is never shown, only its presence. */
 export function formOf(link: Link): LinkForm {
-  const entries = link.country_target ?? link.platform_target ?? link.language_target ?? link.rotation_target?.map((r) => ({ key: "", value: r.value })) ?? [];
+  const keyed = link.country_target ?? link.platform_target ?? link.language_target;
+  const entries: TargetEntry[] = keyed
+    ? keyed.map((t) => ({ key: t.key ?? "", value: t.value }))
+    : (link.rotation_target?.map((r) => ({ key: "", value: r.value, weight: r.weight === null ? "" : String(r.weight) })) ?? []);
   return {
     ...EMPTY_FORM,
     url: link.url,
@@ -86,7 +89,7 @@ export function formOf(link: Link): LinkForm {
     expiration_time: link.expiration_time ?? "",
     expiration_clicks: String(link.expiration_clicks),
     target_type: link.target_type as TargetType,
-    targets: entries.map((t) => ({ key: ("key" in t ? t.key : "") ?? "", value: t.value })),
+    targets: entries,
   };
 }
 
@@ -107,7 +110,11 @@ export function tagsOf(text: string, isUpdate: boolean): string[] | undefined {
  */
 function fieldsOf(form: LinkForm, isUpdate: boolean) {
   const group = groupOf(form.target_type);
-  const targets = form.targets.map((t) => (group === "rotation" ? { value: t.value.trim() } : { key: t.key.trim(), value: t.value.trim() }));
+  // A rotation entry's weight goes as typed (a number when it is one: the API names a bad one), none when empty.
+  const weightOf = (w: string | undefined) => (w?.trim() ? (/^\d+$/.test(w.trim()) ? Number(w.trim()) : w.trim()) : undefined);
+  const targets = form.targets.map((t) =>
+    group === "rotation" ? { value: t.value.trim(), ...(weightOf(t.weight) !== undefined ? { weight: weightOf(t.weight) } : {}) } : { key: t.key.trim(), value: t.value.trim() },
+  );
   const clear = <T>(value: T | null) => (value === null ? (isUpdate ? null : undefined) : value);
   return {
     url: form.url.trim(),
