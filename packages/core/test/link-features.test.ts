@@ -76,7 +76,10 @@ describe("weighted rotation", () => {
 
   it("hashes spread over the weights as the weights say", () => {
     const counts = [0, 0];
-    for (let i = 0; i < 65_536; i++) counts[weightedIndex(entries, (i * 65_536).toString(16).padStart(8, "0"))]!++;
+    for (let i = 0; i < 65_536; i++) {
+      const index = weightedIndex(entries, (i * 65_536).toString(16).padStart(8, "0"));
+      counts[index] = (counts[index] ?? 0) + 1;
+    }
     expect(counts).toEqual([49_152, 16_384]);
   });
 
