@@ -104,4 +104,16 @@ export const REDIRECT_BENCH_LINKS: ReadonlyArray<Record<string, string>> = [
     "platform[1][value]": "https://example.com/ios",
   },
   { url: "https://example.com/limited", domain_id: "1", alias: "limited", expiration_clicks: "999999999" },
+  // Weighted A/B (CONTRACT §25): each visitor keeps one entry for the day, picked by the visitor hash. A checkout
+  // without weights (BENCH_COMPARE against an older one) ignores them and rotates round-robin.
+  {
+    url: "https://example.com/default",
+    domain_id: "1",
+    alias: "weighted",
+    target_type: "4",
+    "rotation[0][value]": "https://example.com/a",
+    "rotation[0][weight]": "70",
+    "rotation[1][value]": "https://example.com/b",
+    "rotation[1][weight]": "30",
+  },
 ];

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 const HEADER =
-  "url,alias,domain,domain_id,title,password,space_id,pixel_ids,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash";
+  "url,alias,domain,domain_id,title,password,space_id,pixel_ids,tags,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash";
 
 /** RFC 4180 records of a whole file, cells unquoted. */
 function parseCsv(text: string): string[][] {
@@ -144,6 +144,7 @@ describe("GET /api/v1/links/export", () => {
         password: "pw",
         space_id: String(o.space.id),
         pixel_ids: [String(o.pixel.id)],
+        "tags[]": ["sale", "Fall 26"],
         disabled: "1",
         privacy: "1",
         expiration_url: "https://example.org/later",
@@ -167,6 +168,7 @@ describe("GET /api/v1/links/export", () => {
       password: "",
       space_id: String(o.space.id),
       pixel_ids: String(o.pixel.id),
+      tags: "sale;Fall 26",
       disabled: "1",
       privacy: "1",
       privacy_password: "",

@@ -193,6 +193,12 @@ describe("creating a link: what is stored and returned", () => {
       space: null,
       domain: owner.domain,
       pixels: [],
+      tags: [],
+      utm_source: null,
+      utm_medium: null,
+      utm_campaign: null,
+      utm_term: null,
+      utm_content: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });

@@ -36,6 +36,7 @@ const bare: Link = {
   space: null,
   domain,
   pixels: [],
+  tags: [],
   createdAt: at,
   updatedAt: at,
 };

@@ -97,8 +97,8 @@ describe("GET /api/v1/stats/{link_id} (CONTRACT §8)", () => {
   });
 
   it.each([
-    ["a bad name", "name=os", { name: ["The name must be one of summary, clicks, clicks_hour, country, platform, browser, device, language, referrer, bots."] }],
-    ["no name", "", { name: ["The name must be one of summary, clicks, clicks_hour, country, platform, browser, device, language, referrer, bots."] }],
+    ["a bad name", "name=os", { name: ["The name must be one of summary, clicks, clicks_hour, country, platform, browser, device, language, referrer, bots, variant."] }],
+    ["no name", "", { name: ["The name must be one of summary, clicks, clicks_hour, country, platform, browser, device, language, referrer, bots, variant."] }],
     ["bad dates", "name=clicks&from=2026-13-01&to=tomorrow", { from: ["The from date must be a date in the format YYYY-MM-DD."], to: ["The to date must be a date in the format YYYY-MM-DD."] }],
     ["from after to", "name=clicks&from=2026-03-02&to=2026-03-01", { from: ["The from date must be a date before or equal to the to date."] }],
     ["clicks_hour over 31 days", "name=clicks_hour&from=2026-01-01&to=2026-02-01", { from: ["The range of clicks_hour may span at most 31 days."] }],

@@ -80,9 +80,9 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
   function keep(click: Click): void {
     const n = click.count ?? 1;
     const at = Math.floor(click.at.getTime() / 1000);
-    // Down the index: link, second, counted, bot, then the traits; the referrer finds the row.
+    // Down the index: link, second, counted, bot, rotation entry served, then the traits; the referrer finds the row.
     let level = index;
-    const path = [click.linkId, at, click.counted, click.bot ?? null, click.country, click.platform, click.browser, click.device, click.language];
+    const path = [click.linkId, at, click.counted, click.bot ?? null, click.variant ?? null, click.country, click.platform, click.browser, click.device, click.language];
     for (const key of path) {
       let next = level.get(key) as Index | undefined;
       if (!next) level.set(key, (next = new Map()));

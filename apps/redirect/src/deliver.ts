@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { chooseDestination, isClickLimited, mergeQuery, noteAdmission, visitorFactsFor, type Click, type VisitLink } from "@shortener/core";
+import { chooseDestination, isClickLimited, isWeightedRotation, mergeQuery, noteAdmission, visitorFactsFor, type Click, type VisitLink } from "@shortener/core";
 import { botOf } from "./bots.ts";
 import type { ClickBuffer } from "./clicks.ts";
 import type { RedirectConfig } from "./deps.ts";
@@ -57,20 +57,52 @@ export function createDelivery(parts: {
           orphans.record(link.domainId, "expired", now, null);
           return sendExpired(res, link, false);
         }
-        send(req, res, link, query, now, agent, bot, extraHeaders);
+        return send(req, res, link, query, now, agent, bot, extraHeaders);
       });
     }
-    send(req, res, link, query, now, agent, bot, extraHeaders);
+    return send(req, res, link, query, now, agent, bot, extraHeaders);
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, agent: AgentInfo, bot: string | null, extraHeaders?: Record<string, string>): void {
+  /**
+   * A weighted rotation (CONTRACT §25) picks its entry by the visitor's hash, so the visitor is hashed
+   * first; only the first visits of a day a process holds no salt for wait for it. Other links hash
+   * the visitor after answering, as before.
+   */
+  function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: VisitLink,
+    query: string,
+    now: Date,
+    agent: AgentInfo,
+    bot: string | null,
+    extraHeaders?: Record<string, string>,
+  ): Promise<void> | void {
+    if (!isWeightedRotation(link)) return answer(req, res, link, query, now, agent, bot, undefined, extraHeaders);
+    const visitor = visitors.visitorOf(req, link.id, now);
+    if (typeof visitor === "string") return answer(req, res, link, query, now, agent, bot, visitor, extraHeaders);
+    return visitor.then((v) => answer(req, res, link, query, now, agent, bot, v, extraHeaders));
+  }
+
+  function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: VisitLink,
+    query: string,
+    now: Date,
+    agent: AgentInfo,
+    bot: string | null,
+    hashed: string | null | undefined,
+    extraHeaders?: Record<string, string>,
+  ): void {
     const isHead = req.method === "HEAD";
     const isCounted = bot === null;
     // A counted click records the country and language whatever the link targets.
     const needs = visitorFactsFor(link.targetType);
     const country = needs.country || isCounted ? facts.countryOf(req) : null;
     const languages = needs.languages || isCounted ? languagesOf(req) : [];
-    const choice = chooseDestination(link, { country, platform: agent.platform, languages }, needs.rotation ? nextRotation(link) : 0);
+    const isWeighted = hashed !== undefined;
+    const choice = chooseDestination(link, { country, platform: agent.platform, languages }, needs.rotation && !isWeighted ? nextRotation(link) : 0, hashed);
     const location = mergeQuery(choice.url, query);
 
     // HEAD and bots are sent straight on (CONTRACT §7 step 11, §15), like visitors who ask not to be tracked.
@@ -97,9 +129,15 @@ export function createDelivery(parts: {
       referrer: referrerHost(req),
       counted: isClickLimited(link),
       rotation: choice.rotation,
+      // The entry served, for the `variant` statistics (CONTRACT §25): its URL.
+      variant: choice.rotation === null ? null : choice.url,
     };
     // The visitor is hashed now, under the day's salt: only the hash goes on with the click.
-    const visitor = visitors.visitorOf(req, link.id, now);
+    const visitor = hashed !== undefined ? hashed : visitors.visitorOf(req, link.id, now);
+    if (visitor === null) {
+      clicks.add(click);
+      return;
+    }
     if (typeof visitor === "string") {
       click.visitors = [visitor];
       clicks.add(click);

@@ -12,6 +12,7 @@ const LINK = {
   domain: { id: 3, name: "s.example" },
   space: { id: 5 },
   pixels: [{ id: 1 }, { id: 2 }],
+  tags: ["sale", "Fall 26"],
   disabled: 1,
   privacy: 2,
   password: true,
@@ -39,6 +40,7 @@ describe("the link editor's form model", () => {
       title: "Launch",
       space_id: "5",
       pixel_ids: [1, 2],
+      tags: "sale, Fall 26",
       disabled: true,
       privacy: "2",
       expiration_url: "https://example.com/over",
@@ -51,11 +53,34 @@ describe("the link editor's form model", () => {
   });
 
   it("reads rotation entries, which have no key", () => {
-    const rotating = { ...LINK, target_type: TARGET_TYPES.rotation, country_target: null, rotation_target: [{ value: "https://a.example/" }, { value: "https://b.example/" }] } as unknown as Link;
+    const rotating = {
+      ...LINK,
+      target_type: TARGET_TYPES.rotation,
+      country_target: null,
+      rotation_target: [
+        { value: "https://a.example/", weight: 70 },
+        { value: "https://b.example/", weight: 30 },
+      ],
+    } as unknown as Link;
     expect(formOf(rotating).targets).toEqual([
-      { key: "", value: "https://a.example/" },
-      { key: "", value: "https://b.example/" },
+      { key: "", value: "https://a.example/", weight: "70" },
+      { key: "", value: "https://b.example/", weight: "30" },
     ]);
+    // Weights go back as numbers: an edit keeps them; an empty weight field sends none.
+    expect(updateInputOf(7, formOf(rotating))).toMatchObject({
+      rotation: [
+        { value: "https://a.example/", weight: 70 },
+        { value: "https://b.example/", weight: 30 },
+      ],
+    });
+    const unweighted = { ...formOf(rotating), targets: [{ key: "", value: "https://a.example/", weight: "" }] };
+    expect(updateInputOf(7, unweighted)).toMatchObject({ rotation: [{ value: "https://a.example/" }] });
+  });
+
+  it("sends tags as a list: blanks dropped; on update an emptied field clears them, on create it sends none", () => {
+    expect(createInputOf(form({ tags: " sale, ,Fall 26 " })).tags).toEqual(["sale", "Fall 26"]);
+    expect(createInputOf(form({ tags: "" })).tags).toBeUndefined();
+    expect(updateInputOf(7, form({ tags: "" })).tags).toEqual([]);
   });
 
   it("creates with the defaults left out, the domain as a number and values trimmed", () => {

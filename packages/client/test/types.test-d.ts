@@ -121,7 +121,7 @@ describe("@shortener/client types", () => {
     expectTypeOf<RouterOutputs["stats"]["summary"]>().toEqualTypeOf<Summary>();
     expectTypeOf<RouterInputs["stats"]["summary"]>().toEqualTypeOf<{ link_id: number; from?: string | null | undefined; to?: string | null | undefined }>();
     expectTypeOf<RouterOutputs["stats"]["get"]["data"][number]>().toEqualTypeOf<Row>();
-    expectTypeOf<RouterInputs["stats"]["get"]["name"]>().toEqualTypeOf<"clicks" | "clicks_hour" | "country" | "platform" | "browser" | "device" | "language" | "referrer" | "bots">();
+    expectTypeOf<RouterInputs["stats"]["get"]["name"]>().toEqualTypeOf<"clicks" | "clicks_hour" | "country" | "platform" | "browser" | "device" | "language" | "referrer" | "bots" | "variant">();
     expectTypeOf<RouterInputs["stats"]["account"]["name"]>().toEqualTypeOf<"summary" | "clicks" | "links" | "country" | "platform" | "browser" | "device" | "language" | "referrer">();
     expectTypeOf<RouterOutputs["stats"]["account"]>().toEqualTypeOf<Summary | { data: Row[]; meta: RouterOutputs["links"]["list"]["meta"] }>();
     expectTypeOf<RouterInputs["domains"]["visits"]["name"]>().toEqualTypeOf<"summary" | "clicks" | "alias">();

@@ -10,12 +10,11 @@ const read = (fields: Record<string, string>) => {
 };
 
 describe("readRowExtensions", () => {
-  it("reads dates, totals, days, tags and targeting", () => {
+  it("reads dates, totals, days and targeting", () => {
     const { out, errors } = read({
       created_at: "2024-02-29T10:11:12.345+02:00",
       clicks: "120",
       clicks_by_day: "2026-11-02=7; 2026-11-01=3;2026-10-31=0",
-      tags: "a; b;a;;",
       country_target: '[{"key":"US","value":"https://us.example/"}]',
       rotation_target: '[{"value":"https://a.example/"}]',
     });
@@ -26,7 +25,6 @@ describe("readRowExtensions", () => {
       ["2026-11-01", 3],
       ["2026-11-02", 7],
     ]);
-    expect(out.tags).toEqual(["a", "b"]);
     expect(out.targeting).toEqual({ country: [{ key: "US", value: "https://us.example/" }], rotation: [{ value: "https://a.example/" }], target_type: 1 });
   });
 
@@ -55,8 +53,6 @@ describe("readRowExtensions", () => {
     ["clicks_by_day", { clicks_by_day: "2026-11-01=1;2026-11-01=2" }],
     ["clicks_by_day", { clicks_by_day: "2026-11-01=5", clicks: "4" }],
     ["clicks_by_day", { clicks_by_day: "1989-01-01=5" }],
-    ["tags", { tags: Array.from({ length: 101 }, (_, i) => `t${i}`).join(";") }],
-    ["tags", { tags: "ok;bad\u202etag" }],
     ["country_target", { country_target: "US=https://x.example/" }],
     ["country_target", { country_target: '{"key":"US"}' }],
     ["language_target", { language_target: "[1,2]" }],

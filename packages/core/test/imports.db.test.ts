@@ -111,6 +111,24 @@ describe("runImport", () => {
     expect(last?.endsAt?.toISOString()).toBe("2999-01-01T10:30:00.000Z");
   });
 
+  it("takes a ;-separated tags column under the API's rules; a bad tag is a row error on tags", async () => {
+    const { user, domain } = await owner();
+    const rows = rowsOf([
+      { url: "https://a.example/t1", alias: "tagged", tags: "sale; Fall 26;SALE" },
+      { url: "https://a.example/t2", alias: "pixeltag", tags: "x" },
+      { url: "https://a.example/t3", alias: "badtag", tags: "y".repeat(33) },
+      { url: "https://a.example/t4", alias: "untagged", tags: "" },
+    ]);
+    const job = await importAll(user, rows, { domain_id: domain.id }, 2);
+    expect(job.createdRows).toBe(3);
+    expect(job.errors).toEqual([{ line: 4, field: "tags", message: "The tags must each be at most 32 characters." }]);
+    const stored = await database.db.select({ alias: links.alias, tags: links.tags, tagKeys: links.tagKeys }).from(links).where(eq(links.workspaceId, user.workspaceId));
+    const byAlias = new Map(stored.map((l) => [l.alias, l]));
+    expect(byAlias.get("tagged")).toEqual({ alias: "tagged", tags: ["sale", "Fall 26"], tagKeys: ["sale", "fall 26"] });
+    expect(byAlias.get("pixeltag")?.tags).toEqual(["x"]);
+    expect(byAlias.get("untagged")?.tags).toEqual([]);
+  });
+
   it("needs a domain for each row: its own, or the job's default", async () => {
     const { user, domain } = await owner();
     const job = await importAll(user, rowsOf([{ url: "https://b.example/1" }, { url: "https://b.example/2", domain: domain.name }, { url: "https://b.example/3", domain: "nope.example" }]));

@@ -39,6 +39,8 @@ describe("rollupBatch", () => {
       referrer: pick(["example.org", null, "", long]),
       counted: false,
       rotation: null,
+      // Rotation entries served (CONTRACT §25): the `variant` dimension, by URL.
+      ...(next() < 0.3 ? { variant: pick(["https://a.example/", "https://b.example/", `https://c.example/${long}`]) } : {}),
       // Groups of identical clicks as the visitor side writes them, and single ones without a count.
       ...(next() < 0.5 ? { count: 1 + Math.floor(next() * 40) } : {}),
       // Bots' visits (CONTRACT §21): counted by name and hour only.

@@ -254,7 +254,7 @@ describe("getStats (CONTRACT §8)", () => {
     const user = await owner();
     const id = await user.link();
     expect(await fieldsOf(stats(user, { link_id: id, name: "os" as never, from: "2026-02-30", to: "yesterday" }))).toEqual({
-      name: ["The name must be one of clicks, clicks_hour, country, platform, browser, device, language, referrer, bots."],
+      name: ["The name must be one of clicks, clicks_hour, country, platform, browser, device, language, referrer, bots, variant."],
       from: ["The from date must be a date in the format YYYY-MM-DD."],
       to: ["The to date must be a date in the format YYYY-MM-DD."],
     });

@@ -18,6 +18,7 @@ export const LINK_FIELDS = [
   "password",
   "space_id",
   "pixel_ids",
+  "tags",
   "disabled",
   "privacy",
   "privacy_password",

@@ -21,6 +21,7 @@ import {
   PixelJson,
   SpaceJson,
   StatRowJson,
+  TagJson,
   StatsSummaryJson,
   DomainVisitsSummaryJson,
   UserJson,
@@ -520,7 +521,17 @@ function addAccountAndUsers({ inputs, outputs, paths }: Parts): void {
 }
 
 /** The links' export and QR codes. */
-function addLinkTools({ paths }: Parts): void {
+function addLinkTools({ outputs, paths }: Parts): void {
+  outputs.add(listEnvelope(TagJson), { id: "TagList" });
+  paths["/tags"] = {
+    get: {
+      operationId: "listTags",
+      tags: [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"],
+      summary: "Your workspace's tags, each with how many links carry it, most used first (one page)",
+      description: "Tags match without regard to case: `Sale` and `sale` are one tag, shown as the oldest link spells it. Filter links by tag with `GET /links?tag=a,b` (any of them).",
+      responses: { "200": ok("The tags", "TagList"), ...errors() },
+    },
+  };
   const linkTags = [RESOURCES.find((r) => r.path === "/links")?.tag ?? "Links"];
   paths["/links/export"] = {
     get: {
@@ -666,7 +677,7 @@ function addImports({ outputs, paths }: Parts): void {
       tags: imports,
       summary: "Upload a CSV of links: a job that a worker runs",
       description:
-        "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing. The dashboard sends its session cookie instead of a key, with the session's x-csrf-token header (without it: 403).",
+        "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', tags separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing. The dashboard sends its session cookie instead of a key, with the session's x-csrf-token header (without it: 403).",
       parameters: [
         { name: "domain_id", in: "query", required: false, description: "The domain of rows that name none.", schema: importDomain },
         {

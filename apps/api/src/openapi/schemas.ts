@@ -48,7 +48,7 @@ export const LinkJson = z.strictObject({
   country_target: Targets,
   platform_target: Targets,
   language_target: Targets,
-  rotation_target: z.array(z.strictObject({ value: z.string() })).nullable(),
+  rotation_target: z.array(z.strictObject({ value: z.string(), weight: z.int().min(1).max(100).nullable().describe("null: round-robin, no weights") })).nullable(),
   last_rotation: z.int().nullable(),
   disabled: z.literal([0, 1]),
   privacy: z.literal([0, 1, 2]).describe("0 public stats, 1 owner only, 2 password"),
@@ -70,6 +70,12 @@ export const LinkJson = z.strictObject({
   space: z.strictObject({ id: Id, name: z.string(), color: z.int() }).nullable(),
   domain: DomainJson,
   pixels: z.array(z.strictObject({ id: Id, name: z.string(), type: PixelType, value: z.string() })),
+  tags: z.array(z.string()).describe("the link's tags, [] when none"),
+  utm_source: z.string().nullable().describe("read back from url's query: null when url has no such parameter"),
+  utm_medium: z.string().nullable(),
+  utm_campaign: z.string().nullable(),
+  utm_term: z.string().nullable(),
+  utm_content: z.string().nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -103,6 +109,9 @@ export const WebhookAttemptJson = z.strictObject({
 });
 
 /** One row of a statistics series (CONTRACT §8, §21): a day, an hour or a value, and its clicks (humans). */
+/** A tag of the workspace and how many of its links carry it (CONTRACT §25). */
+export const TagJson = z.strictObject({ name: z.string(), count: z.int().min(1) });
+
 export const StatRowJson = z.strictObject({
   value: z
     .string()

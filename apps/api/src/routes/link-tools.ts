@@ -9,6 +9,7 @@ import {
   EXPORT_COLUMNS,
   ExportLinksInput,
   getLink,
+  listTags,
   parseInput,
   QrOptionsInput,
   streamLinkExport,
@@ -72,6 +73,14 @@ export function bulkLinkHandlers(deps: ApiDeps, json: Serializers): { PATCH: Rou
 
 /** CONTRACT §17: QR codes, exports and bulk changes of the caller's links. */
 export function linkToolRoutes(app: FastifyInstance, deps: ApiDeps, json: Serializers, qr: QrCache): void {
+  /** CONTRACT §25: the workspace's tags with how many links carry each, most used first, as one page. */
+  resource(app, "/tags", "links:read", "viewer", {
+    GET: async (request, reply) => {
+      const tags = await listTags({ ctx: ctxOf(deps, request) });
+      return sendList(request, reply, { data: tags, total: tags.length, page: 1, perPage: Math.max(1, tags.length) }, (t) => ({ name: t.name, count: t.count }));
+    },
+  });
+
   resource(app, "/links/:id/qr", "links:read", "viewer", {
     GET: async (request, reply) => {
       const ctx = ctxOf(deps, request);

@@ -1,4 +1,4 @@
-import { domainUrlOf, hasScope, shortUrlOf, verificationRecordOf, type Domain, type Link, type Pixel, type Scope, type Space } from "@shortener/core";
+import { domainUrlOf, hasScope, utmOf, shortUrlOf, verificationRecordOf, type Domain, type Link, type Pixel, type Scope, type Space } from "@shortener/core";
 import type { ApiConfig } from "../deps.ts";
 
 /**
@@ -54,7 +54,7 @@ function buildSerializers(config: Pick<ApiConfig, "shortUrlScheme">, view: { isV
     country_target: targets(l.countryTarget),
     platform_target: targets(l.platformTarget),
     language_target: targets(l.languageTarget),
-    rotation_target: l.rotationTarget?.length ? l.rotationTarget.map((e) => ({ value: e.value })) : null,
+    rotation_target: l.rotationTarget?.length ? l.rotationTarget.map((e) => ({ value: e.value, weight: e.weight ?? null })) : null,
     last_rotation: l.lastRotation,
     disabled: l.disabled ? (1 as const) : (0 as const),
     privacy: l.privacy,
@@ -70,6 +70,8 @@ function buildSerializers(config: Pick<ApiConfig, "shortUrlScheme">, view: { isV
     space: l.space ? { id: l.space.id, name: l.space.name, color: l.space.color } : null,
     domain: view.isVerificationInLinks ? domain(l.domain) : { ...domain(l.domain), verification: null },
     pixels: l.pixels.map((p) => ({ id: p.id, name: p.name, type: p.type, value: p.value })),
+    tags: l.tags,
+    ...utmOf(l.url),
     created_at: iso(l.createdAt),
     updated_at: iso(l.updatedAt),
   });

@@ -8,6 +8,14 @@ import { router, scoped } from "./init.ts";
  * CONTRACT §17 on tRPC, merged into the `links` router: `links.qr` answers the image as text, SVG as
  * itself and PNG in base64, with the `short_url` it encodes.
  */
+/** CONTRACT §25: `tags.list`, the workspace's tags with their counts, as REST's `GET /api/v1/tags` answers them. */
+export const tagsRouter = router({
+  list: scoped("links:read", "viewer").query(async ({ ctx }) => {
+    const tags = await core.listTags({ ctx: ctx.core });
+    return { data: tags.map((t) => ({ name: t.name, count: t.count })) };
+  }),
+});
+
 export const linkToolsRouter = router({
   /** CONTRACT §17: up to 100 of the caller's links deleted, all or nothing; `{ data: [{ id, object, deleted }] }`. */
   bulkDelete: scoped("links:write", "editor")

@@ -2,7 +2,7 @@ import { accountRouter, usersRouter } from "./account.ts";
 import { auditRouter } from "./audit.ts";
 import { authRouter } from "./auth.ts";
 import { mergeRouters, router } from "./init.ts";
-import { linkToolsRouter } from "./link-tools.ts";
+import { linkToolsRouter, tagsRouter } from "./link-tools.ts";
 import { domainsRouter, linksRouter, pixelsRouter, spacesRouter } from "./resources.ts";
 import { importsRouter } from "./imports.ts";
 import { statsRouter } from "./stats.ts";
@@ -12,6 +12,7 @@ import { workspacesRouter } from "./workspaces.ts";
 /** The tRPC API at `/trpc` (CONTRACT §11). */
 export const appRouter = router({
   links: mergeRouters(linksRouter, linkToolsRouter),
+  tags: tagsRouter,
   domains: domainsRouter,
   spaces: spacesRouter,
   pixels: pixelsRouter,

@@ -58,7 +58,7 @@ const MAX_EMPTY_PAGES = 3;
 const SHOWN_REFUSALS = 50;
 
 /** What a run saw of its source, beyond the job's counters: for the report. */
-type Seen = { links: number; pages: number; claimedTotal: number | undefined; withTags: number; tagNames: number; notes: Map<string, number> };
+type Seen = { links: number; pages: number; claimedTotal: number | undefined; notes: Map<string, number> };
 
 /**
  * Reads the source from `cursor` on, a page at a time, and yields batches of whole pages (each batch
@@ -126,12 +126,15 @@ async function* pagesOf(run: MigrationRun, start: { cursor: string | null; seen:
 
   async function rowsOf(links: SourceLink[]): Promise<ImportRow[]> {
     const rows: ImportRow[] = [];
-    for (const link of links) {
+    for (let link of links) {
       seen.links++;
-      if (link.tags?.length) {
-        seen.withTags++;
-        seen.tagNames += link.tags.length;
-      }
+      const tags = keepableTags(link.tags ?? []);
+      if (tags.dropped.length)
+        link = {
+          ...link,
+          tags: tags.kept,
+          notes: [...(link.notes ?? []), ...tags.dropped.map(() => "a tag that cannot be kept here (1–32 characters, no comma or semicolon, at most 20): not carried")],
+        };
       for (const note of link.notes ?? []) seen.notes.set(note, (seen.notes.get(note) ?? 0) + 1);
       const row = importRowOf(link, ++line);
       if (row.fields?.domain && !(await hasDomain(row.fields.domain))) {
@@ -153,7 +156,7 @@ export async function runMigration(run: MigrationRun): Promise<number> {
 }
 
 function newSeen(): Seen {
-  return { links: 0, pages: 0, claimedTotal: undefined, withTags: 0, tagNames: 0, notes: new Map() };
+  return { links: 0, pages: 0, claimedTotal: undefined, notes: new Map() };
 }
 
 function progressLine(run: MigrationRun, seen: Seen, totals: () => Omit<ImportTotals, "line">, started: number) {
@@ -317,7 +320,6 @@ async function reportOf(run: MigrationRun, jobId: number, seen: Seen, title: str
 }
 
 function sayExtras(run: Pick<MigrationRun, "say">, seen: Seen, links: number): void {
-  if (seen.withTags) run.say(`Tags: ${fmt(seen.withTags)} of ${fmt(links)} links had tags (${fmt(seen.tagNames)} in all): not carried until links have tags (#32).`);
   for (const [note, n] of [...seen.notes].sort((a, b) => b[1] - a[1])) run.say(`Not carried: ${note} (${fmt(n)} links).`);
 }
 
@@ -330,4 +332,27 @@ function sayRefusals(run: MigrationRun, refused: RowError[]): void {
 
 function asCliError(error: unknown): unknown {
   return error instanceof SourceError || error instanceof SourceLoopError ? new CliError(error.message) : error;
+}
+
+/**
+ * A source's tags as links here can keep them (CONTRACT §25: 1–32 characters, no comma or semicolon or
+ * control character, copies alike but for case once, at most 20); the others are dropped with a note, so
+ * a tag never costs a link its migration.
+ */
+export function keepableTags(tags: readonly string[]): { kept: string[]; dropped: string[] } {
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of tags) {
+    const tag = raw.trim();
+    const key = tag.toLowerCase();
+    if (!tag || /[,;\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(tag) || [...tag].length > 32) dropped.push(raw);
+    else if (seen.has(key)) continue;
+    else if (kept.length >= 20) dropped.push(raw);
+    else {
+      seen.add(key);
+      kept.push(tag);
+    }
+  }
+  return { kept, dropped };
 }

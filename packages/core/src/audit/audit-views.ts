@@ -34,6 +34,7 @@ export type LinkAuditSource = Pick<
   | "expirationUrl"
   | "expirationClicks"
   | "endsAt"
+  | "tags"
 > & { domain: { id: number }; space: { id: number } | null; pixels: ReadonlyArray<{ id: number }> };
 
 export function linkAuditView(l: LinkAuditSource): Record<string, unknown> {
@@ -48,7 +49,7 @@ export function linkAuditView(l: LinkAuditSource): Record<string, unknown> {
     country_target: entries(l.countryTarget),
     platform_target: entries(l.platformTarget),
     language_target: entries(l.languageTarget),
-    rotation_target: l.rotationTarget?.length ? l.rotationTarget.map((e) => ({ value: e.value })) : null,
+    rotation_target: l.rotationTarget?.length ? l.rotationTarget.map((e) => ({ value: e.value, weight: e.weight ?? null })) : null,
     disabled: l.disabled ? 1 : 0,
     privacy: l.privacy,
     password: l.hasPassword,
@@ -56,6 +57,7 @@ export function linkAuditView(l: LinkAuditSource): Record<string, unknown> {
     expiration_url: l.expirationUrl,
     expiration_clicks: l.expirationClicks,
     ends_at: iso(l.endsAt),
+    tags: l.tags,
   };
 }
 

@@ -37,8 +37,6 @@ export type CheckedRow = NewLink & {
   /** Clicks carried over from another service (0: none). */
   importedClicks: number;
   importedClicksByDay: Array<[day: string, count: number]>;
-  /** How many tag names the row carried (not kept until links have tags, #32). */
-  tagCount: number;
 };
 
 export type RowCheck = { ok: true; row: CheckedRow } | { ok: false; errors: RowError[] };
@@ -52,7 +50,7 @@ const UNDECODABLE = /[\u0000\ufffd]/;
 const parseLinkFields = createFieldsParser(CreateLinkShape);
 
 /**
- * The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` is `;`-separated, and
+ * The schema's input for a row: `""` is "not sent" (as in forms), `pixel_ids` and `tags` are `;`-separated, and
  * numbers written as text become numbers where the schema takes them (`coerceFormValues`).
  */
 export function toLinkInput(fields: ImportFields): Record<string, unknown> {
@@ -66,7 +64,9 @@ export function toLinkInput(fields: ImportFields): Record<string, unknown> {
             .split(/[;,]/)
             .map((s) => s.trim())
             .filter(Boolean)
-        : value;
+        : column === "tags"
+          ? value.split(";").filter((s) => s.trim() !== "")
+          : value;
   }
   return coerceFormValues(CreateLinkInput, input) as Record<string, unknown>;
 }
@@ -136,7 +136,6 @@ export function checkImportRow(row: ImportRow, scope: ImportScope, now: Date): R
       createdAt: extensions.createdAt,
       importedClicks: extensions.clicks,
       importedClicksByDay: extensions.clicksByDay,
-      tagCount: extensions.tags.length,
     },
   };
 }

@@ -6,7 +6,7 @@ import { addError } from "../validation/fields.ts";
  * §23; the names are fixed by the migration work of issue #31, docs/adr/0049-live-migration.md). An
  * export does not write them: they describe a link's past elsewhere, not a setting of ours.
  */
-export const MIGRATION_COLUMNS = ["created_at", "clicks", "clicks_by_day", "tags", "target_type", "country_target", "platform_target", "language_target", "rotation_target"] as const;
+export const MIGRATION_COLUMNS = ["created_at", "clicks", "clicks_by_day", "target_type", "country_target", "platform_target", "language_target", "rotation_target"] as const;
 export type MigrationColumn = (typeof MIGRATION_COLUMNS)[number];
 
 /** What the extension columns of one row say, once read; the targeting groups still to be checked by the link schema. */
@@ -16,8 +16,6 @@ export type RowExtensions = {
   clicks: number;
   /** The clicks of each UTC day carried over, in day order; their sum is at most `clicks`. */
   clicksByDay: Array<[day: string, count: number]>;
-  /** Tag names: accepted and counted, not kept until links have tags (#32). */
-  tags: string[];
   /** The link schema's input for the targeting groups and their type (`target_type` inferred from the first group given when absent). */
   targeting: Record<string, unknown>;
 };
@@ -26,7 +24,6 @@ export type RowExtensions = {
 const MAX_CLICKS = 1e15;
 /** Days in `clicks_by_day`: about 55 years of daily counts. */
 const MAX_DAYS = 20_000;
-const MAX_TAGS = 100;
 const EARLIEST = Date.UTC(1990, 0, 1);
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
@@ -58,7 +55,7 @@ function parseCount(text: string): number | null {
  * §4's rules to the entries).
  */
 export function readRowExtensions(fields: Readonly<Record<string, string | undefined>>, now: Date, errors: FieldErrors): RowExtensions {
-  const out: RowExtensions = { createdAt: null, clicks: 0, clicksByDay: [], tags: [], targeting: {} };
+  const out: RowExtensions = { createdAt: null, clicks: 0, clicksByDay: [], targeting: {} };
   const value = (column: MigrationColumn) => {
     const v = fields[column];
     return v === undefined || v.trim() === "" ? undefined : v.trim();
@@ -109,21 +106,6 @@ export function readRowExtensions(fields: Readonly<Record<string, string | undef
       out.clicksByDay = [...days.entries()].filter(([, n]) => n > 0).sort(([a], [b]) => (a < b ? -1 : 1));
       if (totalGiven === null) out.clicks = sum;
     }
-  }
-
-  const tags = value("tags");
-  if (tags !== undefined) {
-    const names = [
-      ...new Set(
-        tags
-          .split(";")
-          .map((t) => t.trim())
-          .filter(Boolean),
-      ),
-    ];
-    if (names.length > MAX_TAGS) addError(errors, "tags", `A link may have at most ${MAX_TAGS} tags.`);
-    else if (names.some((t) => t.length > 255 || /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u.test(t))) addError(errors, "tags", "A tag is longer than 255 characters or holds control characters.");
-    else out.tags = names;
   }
 
   let inferredType: number | undefined;

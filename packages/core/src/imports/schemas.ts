@@ -19,6 +19,7 @@ export const IMPORT_COLUMNS = [
   "password",
   "space_id",
   "pixel_ids",
+  "tags",
   "disabled",
   "privacy",
   "privacy_password",

@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { pgArray, queryRows, type Db } from "@shortener/db";
 import { randomAlias } from "../links/alias.ts";
 import { classifyAliasConflict } from "../links/alias-conflict.ts";
-import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn } from "../links/link-columns.ts";
+import { LINK_INSERT_COLUMNS, linkColumnName, type LinkInsertColumn, type TAG_INSERT_COLUMNS } from "../links/link-columns.ts";
+import { tagColumns } from "../links/respell-tags.ts";
 import { hashPassword } from "../secrets/hash.ts";
 import type { CheckedRow } from "./check-import-row.ts";
 import type { RowError } from "./import-job.ts";
@@ -76,6 +77,7 @@ export async function writeImportBatch(
     let pending: Pending[] = batch.rows.map((row) => ({ row, alias: row.alias ?? randomAlias(0), attempt: 0 }));
     const withPixels: Array<{ id: number; pixelIds: number[] }> = [];
     const withDays: Array<{ id: number; days: Array<[string, number]> }> = [];
+    const withTags: Array<{ id: number; tags: string[] }> = [];
     while (pending.length) {
       const outcome = await insertLinks(tx, jobId, workspaceId, now, pending);
       const missed: Pending[] = [];
@@ -90,6 +92,7 @@ export async function writeImportBatch(
         if (id === undefined) throw new Error(`import line ${p.row.line}: inserted without its id`);
         if (p.row.pixelIds.length) withPixels.push({ id, pixelIds: p.row.pixelIds });
         if (p.row.importedClicksByDay.length) withDays.push({ id, days: p.row.importedClicksByDay });
+        if (p.row.tags.length) withTags.push({ id, tags: p.row.tags });
       }
       if (!missed.length) break;
       const existing = await findExisting(tx, jobId, missed);
@@ -111,6 +114,13 @@ export async function writeImportBatch(
       pending = retry;
     }
 
+    // Tags as the file writes them (not respelled as the API's creates are), set on the rows just inserted.
+    if (withTags.length) {
+      await tx.execute(sql`
+        update links set tags = array(select jsonb_array_elements_text(v.tags)), tag_keys = array(select jsonb_array_elements_text(v.tag_keys))
+        from unnest(${pgArray(withTags.map((l) => l.id))}::int[], ${pgArray(withTags.map((l) => JSON.stringify(l.tags)))}::jsonb[], ${pgArray(withTags.map((l) => JSON.stringify(tagColumns(l.tags).tagKeys)))}::jsonb[]) as v(id, tags, tag_keys)
+        where links.id = v.id`);
+    }
     if (withPixels.length) {
       const linkIds = withPixels.flatMap((l) => l.pixelIds.map(() => l.id));
       const pixelIds = withPixels.flatMap((l) => l.pixelIds);
@@ -155,11 +165,11 @@ export class ImportGoneError extends Error {
 /** A live migration's place in its source, written with the batch (`import_jobs.source_cursor`). */
 export type SourceCheckpoint = { read: string[]; next: string | null };
 
-/** Whether the insert must answer with a row's new id: it has pixels to attach, or clicks by day to roll up. */
-const wantsId = (p: Pending) => p.row.pixelIds.length > 0 || p.row.importedClicksByDay.length > 0;
+/** Whether the insert must answer with a row's new id: it has pixels to attach, clicks by day to roll up, or tags to set. */
+const wantsId = (p: Pending) => p.row.pixelIds.length > 0 || p.row.importedClicksByDay.length > 0 || p.row.tags.length > 0;
 
-/** The columns an import binds per row: `LINK_INSERT_COLUMNS` but those one batch shares, and the carried click counts. */
-type PerRowColumn = Exclude<LinkInsertColumn, "workspaceId" | "updatedAt"> | "clicks" | "importedClicks";
+/** The columns an import binds per row: `LINK_INSERT_COLUMNS` but those one batch shares and the tags (set after the insert), and the carried click counts. */
+type PerRowColumn = Exclude<LinkInsertColumn, (typeof TAG_INSERT_COLUMNS)[number] | "workspaceId" | "updatedAt"> | "clicks" | "importedClicks";
 const IMPORT_ONLY_COLUMNS = { clicks: "bigint", importedClicks: "bigint" } as const;
 
 const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));

@@ -8,6 +8,7 @@ import { addError, parseFields, throwIfErrors } from "../validation/fields.ts";
 import { recordLinkEvent } from "../webhooks/record-event.ts";
 import { ALIAS_TAKEN } from "./alias-conflict.ts";
 import { foldIdErrors, invalidIdsMessage, mergeErrors, ownedAmong } from "./bulk-ids.ts";
+import { respellTags } from "./respell-tags.ts";
 import { changesOf, checkUpdateOf, hashSecrets, secretsSent, writeLinkUpdate } from "./link-update.ts";
 import type { Link } from "./link-columns.ts";
 import { loadLinks } from "./load-links.ts";
@@ -55,6 +56,7 @@ export async function bulkUpdateLinks({ ctx, input }: { ctx: Ctx; input: BulkUpd
   throwIfErrors(errors);
 
   const hashes = await hashSecrets(v);
+  if (v.tags) v.tags = await respellTags(ctx.db, ctx.actor.workspaceId, v.tags);
   try {
     return await withTransaction(ctx, async (tx) => {
       // One statement per expiration moment (the same for every link unless only a date or only a

@@ -14,6 +14,7 @@ import { recordLinkEvent } from "../webhooks/record-event.ts";
 import { LINK_INSERT_COLUMNS, type Link, type LinkInsertColumn } from "./link-columns.ts";
 import { linkStatus } from "../expiration/link-status.ts";
 import { CreateLinkShape, type CreateLinkInput } from "./schemas.ts";
+import { respellTags, tagColumns } from "./respell-tags.ts";
 import { checkReferences, destinations } from "./validate-link.ts";
 
 /**
@@ -105,9 +106,10 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   throwIfErrors(errors);
 
   const [passwordHash, privacyPasswordHash] = await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null]);
-  const { password: _password, privacyPassword: _privacyPassword, pixelIds, ...values } = draft;
+  const { password: _password, privacyPassword: _privacyPassword, pixelIds, tags: sentTags, ...values } = draft;
   const { domainId } = values;
-  const row = { ...values, workspaceId: ctx.actor.workspaceId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };
+  const tags = await respellTags(ctx.db, ctx.actor.workspaceId, sentTags);
+  const row = { ...values, ...tagColumns(tags), workspaceId: ctx.actor.workspaceId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };
 
   // With pixels, the link and its pixel rows commit together; without, one insert is atomic on its own.
   // The insert is one prepared statement. It announces nothing: a notifying commit is serialised in
@@ -134,7 +136,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     return inserted;
   };
   const toLink = (inserted: typeof links.$inferSelect): Link => {
-    const { passwordHash: storedPassword, privacyPasswordHash: storedPrivacy, importKey: _importKey, domainId: _domainId, spaceId: _spaceId, ...rest } = inserted;
+    const { passwordHash: storedPassword, privacyPasswordHash: storedPrivacy, importKey: _importKey, domainId: _domainId, spaceId: _spaceId, tagKeys: _tagKeys, ...rest } = inserted;
     if (!refs.domain) throw new Error("domain vanished");
     return {
       ...rest,
@@ -154,6 +156,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
       alias: draft.alias ?? "",
       hasPassword: passwordHash !== null,
       hasPrivacyPassword: privacyPasswordHash !== null,
+      tags,
       domain: { id: domainId },
       space: refs.space ?? null,
       pixels: [],

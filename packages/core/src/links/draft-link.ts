@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { FieldErrors } from "../errors.ts";
 import type { LinkTargets } from "../targeting/target-types.ts";
 import type { CreateLinkShape } from "./schemas.ts";
+import { mergeUtm } from "./utm.ts";
 import { checkDraft, resolveEndsAt } from "./validate-link.ts";
 
 /** The fields of `CreateLinkShape` that parsed (`parseFields`, or `createFieldsParser` for import rows). */
@@ -18,6 +19,8 @@ export type NewLink = LinkTargets & {
   privacyPassword: string | null;
   spaceId: number | null;
   pixelIds: number[];
+  /** As sent (trimmed, copies merged); the write may respell them as the workspace already does (`respellTags`). */
+  tags: string[];
   disabled: boolean;
   privacy: number;
   expirationUrl: string | null;
@@ -48,12 +51,14 @@ export function draftNewLink(v: CreateLinkValues, now: Date, errors: FieldErrors
   return {
     domainId: v.domain_id as number,
     alias: v.alias ?? null,
-    url: v.url as string,
+    // The UTM fields merged into the url's query (CONTRACT §25): the merged url obeys the url rules again.
+    url: v.url === undefined ? (v.url as unknown as string) : mergeUtm(v.url, v, errors),
     title: v.title ?? null,
     password: v.password ?? null,
     privacyPassword: v.privacy_password ?? null,
     spaceId: v.space_id ?? null,
     pixelIds: v.pixel_ids ?? [],
+    tags: v.tags ?? [],
     disabled: v.disabled === 1,
     privacy,
     expirationUrl: v.expiration_url ?? null,

@@ -31,6 +31,8 @@ export type Link = LinkTargets & {
   space: Pick<Space, "id" | "name" | "color"> | null;
   domain: Domain;
   pixels: Pixel[];
+  /** Its tags as stored (CONTRACT §25), in the order they were sent. */
+  tags: string[];
   createdAt: Date;
   updatedAt: Date;
 };
@@ -60,6 +62,7 @@ export const linkColumns = {
   expirationClicks: links.expirationClicks,
   endsAt: links.endsAt,
   clicks: links.clicks,
+  tags: links.tags,
   createdAt: links.createdAt,
   updatedAt: links.updatedAt,
 };
@@ -88,11 +91,15 @@ export const LINK_INSERT_COLUMNS = {
   platformTarget: "jsonb",
   languageTarget: "jsonb",
   rotationTarget: "jsonb",
+  tags: "text[]",
+  tagKeys: "text[]",
   importKey: "text",
   createdAt: "timestamptz",
   updatedAt: "timestamptz",
 } as const satisfies Partial<Record<keyof typeof links.$inferInsert, string>>;
 export type LinkInsertColumn = keyof typeof LINK_INSERT_COLUMNS;
+/** The tag columns: a create writes them; an import row sets them after its insert (write-import-batch.ts). */
+export const TAG_INSERT_COLUMNS = ["tags", "tagKeys"] as const satisfies readonly LinkInsertColumn[];
 export const TARGET_INSERT_COLUMNS = ["targetType", "countryTarget", "platformTarget", "languageTarget", "rotationTarget"] as const satisfies readonly LinkInsertColumn[];
 
 /** A column's name in SQL (the schema's casing is snake_case). */

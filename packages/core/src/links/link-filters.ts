@@ -1,5 +1,5 @@
 import { and, eq, exists, sql, type SQL } from "drizzle-orm";
-import { linkPixels, links, type Db } from "@shortener/db";
+import { linkPixels, links, pgArray, type Db } from "@shortener/db";
 import { searchCondition, type SearchColumn } from "./search.ts";
 import { linkStatusSql } from "../expiration/link-status.ts";
 
@@ -11,11 +11,13 @@ export type LinkFilters = {
   space_id?: number | undefined;
   domain_id?: number | undefined;
   pixel_id?: number | undefined;
+  /** Tag keys (lower-cased): links carrying any of them (CONTRACT §25). */
+  tag?: string[] | undefined;
 };
 
 /** True when no filter of §5 is set: all of a user's links. */
 export function isUnfiltered(p: LinkFilters): boolean {
-  return !p.search && !p.status && !p.space_id && !p.domain_id && !p.pixel_id;
+  return !p.search && !p.status && !p.space_id && !p.domain_id && !p.pixel_id && !p.tag?.length;
 }
 
 /** The caller's links matching the §5 filters, as one condition: the list and the export both use it. */
@@ -34,5 +36,7 @@ export async function linkFilterCondition(db: Db, workspaceId: number, p: LinkFi
             .where(and(eq(linkPixels.linkId, links.id), eq(linkPixels.pixelId, p.pixel_id))),
         )
       : undefined,
+    // The partial GIN index `links_tag_keys_idx` leaves untagged links out: the first condition lets the planner use it.
+    p.tag?.length ? sql`${links.tagKeys} <> '{}'::text[] and ${links.tagKeys} && ${pgArray(p.tag)}::text[]` : undefined,
   );
 }

@@ -6,6 +6,7 @@ import { hashPassword } from "../secrets/hash.ts";
 import type { parseFields } from "../validation/fields.ts";
 import type { Link } from "./link-columns.ts";
 import type { UpdateLinkShape } from "./schemas.ts";
+import { tagColumns } from "./respell-tags.ts";
 import { checkDraft, resolveEndsAt } from "./validate-link.ts";
 
 /**
@@ -71,6 +72,8 @@ export function changesOf(v: UpdateValues, hashes: Awaited<ReturnType<typeof has
     rotationTarget: emptyToNull(v.rotation),
     // A new rotation list starts its round from the beginning.
     ...(v.rotation !== undefined ? { lastRotation: null } : {}),
+    // Sent tags replace the link's; an empty value removes them all.
+    ...(v.tags !== undefined ? tagColumns(v.tags ?? []) : {}),
   };
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
 }

@@ -88,6 +88,7 @@ function toLinks(rows: Row[]): Link[] & { total?: number } {
     space: spaceId !== null && spaceName !== null && spaceColor !== null ? { id: spaceId, name: spaceName, color: spaceColor } : null,
     domain,
     pixels: pixels.length ? pixels.map((p) => ({ ...p, createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) })) : [],
+    tags: l.tags,
     createdAt: l.createdAt,
     updatedAt: l.updatedAt,
   }));

@@ -5,6 +5,8 @@ import { PageParams } from "../lists/pagination.ts";
 import { urlField } from "../urls/url.ts";
 import { defaulted, idField, intEnumField, intField, onCreate, onUpdate, refused, stringEnumField, textField } from "../validation/fields.ts";
 import { ALIAS_CHARACTERS, isReservedAlias, MAX_ALIAS_LENGTH } from "./alias.ts";
+import { tagFilter, tagList } from "./tags.ts";
+import { UTM_FIELDS, utmValue, type UtmField } from "./utm.ts";
 
 export const MAX_TARGETS = 100;
 
@@ -53,7 +55,8 @@ function group<E extends z.ZodType<{ key?: string; value: string }>>(entry: E, l
     });
 }
 
-const keyed = (key: z.ZodType<string, string>, label: string) => z.object({ key, value: urlField(`${label} target URL`) }, { error: `Each ${label} target needs a key and a value.` });
+const keyed = (key: z.ZodType<string, string>, label: string) =>
+  z.object({ key, value: urlField(`${label} target URL`), weight: refused("The weight is taken by rotation entries only.") }, { error: `Each ${label} target needs a key and a value.` });
 
 const countryKey = z
   .string({ error: "The country must be a country code." })
@@ -75,7 +78,21 @@ const platformKey = z.string({ error: "The platform must be a string." }).transf
 export const countryTargets = group(keyed(countryKey, "country"), "country");
 export const platformTargets = group(keyed(platformKey, "platform"), "platform");
 export const languageTargets = group(keyed(languageKey, "language"), "language");
-export const rotationTargets = group(z.object({ value: urlField("rotation target URL") }, { error: "Each rotation entry needs a value." }), "rotation");
+/** The weight of a rotation entry (CONTRACT §25): its share of visitors, relative to the others'. */
+export const MIN_WEIGHT = 1;
+export const MAX_WEIGHT = 100;
+
+/**
+ * Rotation entries: a URL each, and optionally a `weight` 1–100. Either every entry has a weight
+ * (weighted A/B: each visitor keeps one entry for the day) or none (round-robin, CONTRACT §7).
+ */
+export const rotationTargets = group(
+  z.object({ value: urlField("rotation target URL"), weight: intField("weight", { min: MIN_WEIGHT, max: MAX_WEIGHT }).optional() }, { error: "Each rotation entry needs a value." }),
+  "rotation",
+).superRefine((entries, ctx) => {
+  const weighted = entries.filter((e) => e.weight !== undefined).length;
+  if (weighted && weighted < entries.length) ctx.addIssue({ code: "custom", message: "The rotation entries must all have a weight, or none." });
+});
 
 /** Fields that mean the same on create and update. */
 const common = {
@@ -105,6 +122,12 @@ export const CreateLinkShape = {
   platform: onCreate(platformTargets),
   language: onCreate(languageTargets),
   rotation: onCreate(rotationTargets),
+  tags: onCreate(tagList),
+  utm_source: onCreate(utmValue("utm_source")),
+  utm_medium: onCreate(utmValue("utm_medium")),
+  utm_campaign: onCreate(utmValue("utm_campaign")),
+  utm_term: onCreate(utmValue("utm_term")),
+  utm_content: onCreate(utmValue("utm_content")),
 };
 export const CreateLinkInput = z.object(CreateLinkShape);
 export type CreateLinkInput = z.input<typeof CreateLinkInput>;
@@ -134,6 +157,13 @@ export const UpdateLinkShape = {
   platform: onUpdate(platformTargets),
   language: onUpdate(languageTargets),
   rotation: onUpdate(rotationTargets),
+  tags: onUpdate(tagList),
+  /** An empty value removes that parameter from the url. */
+  utm_source: onUpdate(utmValue("utm_source")),
+  utm_medium: onUpdate(utmValue("utm_medium")),
+  utm_campaign: onUpdate(utmValue("utm_campaign")),
+  utm_term: onUpdate(utmValue("utm_term")),
+  utm_content: onUpdate(utmValue("utm_content")),
 };
 export const UpdateLinkInput = z.object(UpdateLinkShape);
 export type UpdateLinkInput = z.input<typeof UpdateLinkInput>;
@@ -161,7 +191,12 @@ export const BulkDeleteLinksInput = z.object(BulkDeleteLinksShape);
 export type BulkDeleteLinksInput = z.input<typeof BulkDeleteLinksInput>;
 
 /** `ids` and the very fields (and rules) of a single link's update. */
-export const BulkUpdateLinksShape = { ids: bulkIds, ...UpdateLinkShape };
+export const BulkUpdateLinksShape = {
+  ids: bulkIds,
+  ...UpdateLinkShape,
+  // Each link's url has its own query: UTM fields are merged one link at a time (docs/link-features.md).
+  ...(Object.fromEntries(UTM_FIELDS.map((f) => [f, refused("UTM fields are set one link at a time, not in a bulk update.")])) as Record<UtmField, ReturnType<typeof refused>>),
+};
 export const BulkUpdateLinksInput = z.object(BulkUpdateLinksShape);
 export type BulkUpdateLinksInput = z.input<typeof BulkUpdateLinksInput>;
 
@@ -175,6 +210,7 @@ export const ListLinksInput = z.object({
   space_id: onCreate(idField("space id")),
   domain_id: onCreate(idField("domain id")),
   pixel_id: onCreate(idField("pixel id")),
+  tag: onCreate(tagFilter),
   sort_by: defaulted(stringEnumField("sort by", LINK_SORTS), "id"),
 });
 export type ListLinksInput = z.input<typeof ListLinksInput>;
@@ -192,7 +228,7 @@ export const EXPORT_INCLUDES = ["secrets"] as const;
  * `include=secrets` fills the two password-hash columns; without it they are empty. Who may ask for
  * them (a key that could set them, `links:write`) is the adapter's check: core knows no keys.
  */
-export const ExportLinksInput = ListLinksInput.pick({ search: true, search_by: true, status: true, space_id: true, domain_id: true, pixel_id: true }).extend({
+export const ExportLinksInput = ListLinksInput.pick({ search: true, search_by: true, status: true, space_id: true, domain_id: true, pixel_id: true, tag: true }).extend({
   sort: defaulted(stringEnumField("sort", ["asc", "desc"]), "asc"),
   cursor: onCreate(idField("cursor")),
   include: onCreate(stringEnumField("include", EXPORT_INCLUDES)),

@@ -11,6 +11,8 @@ import { changesOf, checkUpdateOf, hashSecrets, secretsSent, writeLinkUpdate } f
 import type { Link } from "./link-columns.ts";
 import { findOwnedLink } from "./load-links.ts";
 import { UpdateLinkShape, type UpdateLinkInput } from "./schemas.ts";
+import { respellTags } from "./respell-tags.ts";
+import { mergeUtm } from "./utm.ts";
 import { checkReferences, destinations } from "./validate-link.ts";
 
 /** Applies the sent fields to the caller's link; an empty value clears a field (CONTRACT §4). */
@@ -20,6 +22,9 @@ export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; inp
   if (!existing) throw new NotFoundError("Link");
   const { values: v, errors } = parseFields(UpdateLinkShape, input);
   const endsAt = checkUpdateOf(existing, v, now, errors);
+  // UTM fields merge into the url sent with them, else into the stored one (CONTRACT §25).
+  const merged = mergeUtm(v.url ?? existing.url, v, errors);
+  if (merged !== (v.url ?? existing.url)) v.url = merged;
   const aliasChanges = v.alias !== undefined && v.alias !== existing.alias;
   await checkReferences(
     ctx.db,
@@ -33,6 +38,7 @@ export async function updateLink({ ctx, id, input }: { ctx: Ctx; id: number; inp
     errors,
   );
   throwIfErrors(errors);
+  if (v.tags) v.tags = await respellTags(ctx.db, ctx.actor.workspaceId, v.tags);
 
   const set = changesOf(v, await hashSecrets(v), endsAt);
   try {

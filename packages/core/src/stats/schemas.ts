@@ -4,14 +4,14 @@ import { IdInput } from "../validation/id-input.ts";
 import { defaulted, idField, intEnumField, intField, onCreate, stringEnumField } from "../validation/fields.ts";
 
 /** The series of CONTRACT §8 and §21 (`bots`), in the order the API documents them. */
-export const STAT_NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "bots"] as const;
+export const STAT_NAMES = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "bots", "variant"] as const;
 export type StatName = (typeof STAT_NAMES)[number];
 
 /** The series that rank values by count (the others are time series). */
 export const STAT_DIMENSIONS = ["country", "platform", "browser", "device", "language", "referrer"] as const;
 export type StatDimensionName = (typeof STAT_DIMENSIONS)[number];
 /** The value series a link's rollups rank: the dimensions of §8 and bots by name (§21). */
-export type RankedDimension = StatDimensionName | "bots";
+export type RankedDimension = StatDimensionName | "bots" | "variant";
 
 /** What `GET /api/v1/stats/{id}?name=` takes: the summary (§21) or one series. */
 export const LINK_STATS_NAMES = ["summary", ...STAT_NAMES] as const;

@@ -15,7 +15,7 @@ export type TargetedLink = { url: string } & LinkTargets;
  * the round-robin (the caller keeps the counter). Returns the URL and, for rotation, the index served.
  * It reads only the visitor facts `visitorFactsFor(link.targetType)` names.
  */
-export function chooseDestination(link: TargetedLink, traits: VisitTraits, rotationIndex: number): { url: string; rotation: number | null } {
+export function chooseDestination(link: TargetedLink, traits: VisitTraits, rotationIndex: number, visitor?: string | null): { url: string; rotation: number | null } {
   switch (link.targetType) {
     case TARGET_TYPES.country: {
       const hit = traits.country ? link.countryTarget?.find((e) => e.key === traits.country) : undefined;
@@ -35,6 +35,10 @@ export function chooseDestination(link: TargetedLink, traits: VisitTraits, rotat
     case TARGET_TYPES.rotation: {
       const entries = link.rotationTarget;
       if (!entries?.length) return { url: link.url, rotation: null };
+      if (entries[0]?.weight !== undefined) {
+        const index = weightedIndex(entries, visitor);
+        return { url: entries[index]?.value ?? link.url, rotation: index };
+      }
       const index = ((rotationIndex % entries.length) + entries.length) % entries.length;
       return { url: entries[index]?.value ?? link.url, rotation: index };
     }
@@ -73,4 +77,29 @@ export function mergeQuery(destination: string, visitorQuery: string): string {
     for (const value of incoming.getAll(key)) url.searchParams.append(key, value);
   }
   return url.href;
+}
+
+/** True when the link rotates by weight (CONTRACT §25): then each visitor keeps one entry for the day, picked by `visitor`. */
+export function isWeightedRotation(link: Pick<LinkTargets, "targetType" | "rotationTarget">): boolean {
+  return link.targetType === TARGET_TYPES.rotation && link.rotationTarget?.[0]?.weight !== undefined;
+}
+
+const TWO_TO_32 = 2 ** 32;
+
+/**
+ * The entry a visitor gets on a weighted rotation: the visitor's hash (16 hex digits of a keyed SHA-256,
+ * CONTRACT §21: the same for one visitor, link and UTC day, uniform over visitors) read as a point in
+ * [0, 1) and placed on the entries' cumulative weights. Without a hash (the day's salt could not be
+ * read) a random point: the shares still hold, the stickiness does not.
+ */
+export function weightedIndex(entries: ReadonlyArray<{ weight?: number }>, visitor: string | null | undefined): number {
+  let total = 0;
+  for (const e of entries) total += e.weight ?? 1;
+  const point = (visitor ? Number.parseInt(visitor.slice(0, 8), 16) / TWO_TO_32 : Math.random()) * total;
+  let sum = 0;
+  for (let i = 0; i < entries.length; i++) {
+    sum += entries[i]?.weight ?? 1;
+    if (point < sum) return i;
+  }
+  return entries.length - 1;
 }

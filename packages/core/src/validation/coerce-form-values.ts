@@ -25,7 +25,8 @@ export function coerceFormValues(schema: z.ZodType, value: unknown): unknown {
     case "array": {
       const element = def.element as z.ZodType;
       let list = value;
-      if (isNumeric(element)) {
+      if (typeof list === "string" && COMMA_LISTS.has(schema)) list = list.split(",");
+      else if (isNumeric(element)) {
         if (typeof list === "string")
           list = list
             .split(",")
@@ -48,6 +49,15 @@ export function coerceFormValues(schema: z.ZodType, value: unknown): unknown {
 }
 
 type Def = { type: string; [key: string]: unknown };
+
+/** Arrays of names a form may also send as one comma-separated string (`tags=a,b`): `commaList` marks them. */
+const COMMA_LISTS = new WeakSet<z.ZodType>();
+
+/** Marks an array schema whose form value may be a comma-separated string (each item kept as written, empty ones too). */
+export function commaList<S extends z.ZodType>(schema: S): S {
+  COMMA_LISTS.add(schema);
+  return schema;
+}
 
 /** The zod kinds that wrap one inner type (`def.innerType`): what a form value becomes is the inner type's to say. */
 const WRAPPERS = new Set(["optional", "nullable", "default", "prefault", "nonoptional", "readonly", "catch"]);

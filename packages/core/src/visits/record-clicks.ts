@@ -18,6 +18,8 @@ export type Click = {
   referrer: string | null;
   counted: boolean;
   rotation: number | null;
+  /** The rotation entry served (its URL), for the `variant` series (CONTRACT §25); absent or null: not a rotation. */
+  variant?: string | null;
   /** How many identical clicks this stands for; 1 when absent. */
   count?: number;
   /**
@@ -70,6 +72,7 @@ export function rollupRowsOf(click: Click): { day: string; pairs: Array<[RollupD
       ["device", rollupValue(click.device)],
       ["language", rollupValue(click.language)],
       ["referrer", rollupValue(click.referrer)],
+      ...(click.variant ? [["variant", rollupValue(click.variant)] as [RollupDimension, string]] : []),
     ],
   };
 }
@@ -90,11 +93,13 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
   type HourGroup = { n: number; first: Date; values: Array<Map<string | null, number>> };
   const byLink = new Map<number, Map<number, HourGroup>>();
   const botVisits: Click[] = [];
+  const variantVisits: Click[] = [];
   for (const click of clicks) {
     if (click.bot) {
       botVisits.push(click);
       continue;
     }
+    if (click.variant) variantVisits.push(click);
     let hours = byLink.get(click.linkId);
     if (!hours) byLink.set(click.linkId, (hours = new Map()));
     const hour = Math.floor(click.at.getTime() / HOUR_MS);
@@ -126,6 +131,7 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
       });
     }
   }
+  for (const visit of variantVisits) add(visit.linkId, "variant", visit.at.toISOString().slice(0, 10), rollupValue(visit.variant ?? ""), visit.count ?? 1);
   for (const visit of botVisits) {
     const iso = visit.at.toISOString();
     const day = iso.slice(0, 10);
@@ -240,7 +246,7 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
         insert into account_stats_daily (workspace_id, dimension, day, value, count)
         select live.workspace_id, a.dimension, a.day, a.value, sum(a.n)
         from (
-          select link_id, dimension, day, value, n from sums where dimension not in ('clicks_hour', 'bots_hour')
+          select link_id, dimension, day, value, n from sums where dimension not in ('clicks_hour', 'bots_hour', 'variant')
           union all
           select link_id, 'link', day, link_id::text, n from sums where dimension = 'clicks'
         ) as a

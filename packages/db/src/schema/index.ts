@@ -259,7 +259,8 @@ export const pixels = pgTable(
 );
 
 /** One targeting entry as stored: `key` is absent for rotation entries. */
-export type TargetEntry = { key?: string; value: string };
+/** A targeting entry; `weight` (1–100) only on rotation entries (weighted A/B, CONTRACT §25). */
+export type TargetEntry = { key?: string; value: string; weight?: number };
 
 /**
  * Links. `clicks` is deliberately in no index: a counter raised on every click batch and every visit to a
@@ -297,6 +298,16 @@ export const links = pgTable(
     clicks: bigint({ mode: "number" }).notNull().default(0),
     /** How many of `clicks` were carried over from another service by an import (CONTRACT §23); 0 for links made here. */
     importedClicks: bigint({ mode: "number" }).notNull().default(0),
+    /** The link's tags as written (CONTRACT §25; docs/link-features.md): at most 20, no two alike but for case. */
+    tags: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** `tags` lower-cased: what the `tag` filter and the tag counts match (case-insensitive), under a GIN index. */
+    tagKeys: text()
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** Set by the importer: makes a resumed import idempotent per row. */
     importKey: text(),
     ...timestamps,
@@ -318,6 +329,10 @@ export const links = pgTable(
     index("links_title_trgm_idx")
       .using("gin", sql`${t.title} gin_trgm_ops`)
       .where(sql`${t.title} is not null`),
+    // The `tag` filter (`tag_keys && $tags`); links without tags are left out (docs/adr/0051-tags.md).
+    index("links_tag_keys_idx")
+      .using("gin", t.tagKeys)
+      .where(sql`${t.tagKeys} <> '{}'::text[]`),
   ],
 );
 
@@ -368,7 +383,7 @@ export const clicks = pgTable(
 );
 
 /** The dimensions a click is rolled up by (docs/adr/0011-stats-rollups.md). */
-export const ROLLUP_DIMENSIONS = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "bots_hour", "imported"] as const;
+export const ROLLUP_DIMENSIONS = ["clicks", "clicks_hour", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "bots_hour", "imported", "variant"] as const;
 export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
 
 /**
@@ -394,7 +409,7 @@ export const linkStatsDaily = pgTable(
     primaryKey({ columns: [t.linkId, t.dimension, t.day, t.value] }),
     check(
       "link_stats_daily_dimension_check",
-      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour', 'imported')`,
+      sql`${t.dimension} in ('clicks', 'clicks_hour', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'bots_hour', 'imported', 'variant')`,
     ),
   ],
 );

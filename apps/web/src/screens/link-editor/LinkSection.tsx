@@ -36,6 +36,9 @@ export function LinkSection({ model, options, isEditing }: { model: LinkFormMode
       <Field label="Title" errors={errorOf("title")}>
         {(p) => <input {...p} name="title" value={form.title} onChange={(e) => set("title", e.target.value)} />}
       </Field>
+      <Field label="Tags" errors={errorOf("tags")} hint="Separated by commas; at most 20, each up to 32 characters.">
+        {(p) => <input {...p} name="tags" value={form.tags} onChange={(e) => set("tags", e.target.value)} />}
+      </Field>
       <Field label="Space" errors={errorOf("space_id")}>
         {(p) => (
           <select {...p} name="space_id" value={form.space_id} onChange={(e) => set("space_id", e.target.value)}>

@@ -75,6 +75,11 @@ function TargetRow({ model, group, index, entry }: { model: LinkFormModel; group
       <Field label="Destination for this entry" errors={errorOf(`${group}.${index}.value`) ?? errorOf(`${group}.${index}`)}>
         {(p) => <input {...p} name={`${group}-value-${index}`} type="url" value={entry.value} onChange={(e) => updateTarget(index, { value: e.target.value })} />}
       </Field>
+      {group === "rotation" ? (
+        <Field label="Weight (1–100, optional)" errors={errorOf(`rotation.${index}.weight`)}>
+          {(p) => <input {...p} name={`rotation-weight-${index}`} inputMode="numeric" value={entry.weight ?? ""} onChange={(e) => updateTarget(index, { weight: e.target.value })} />}
+        </Field>
+      ) : null}
       <button type="button" className="ghost" onClick={() => removeTarget(index)} aria-label={`Remove entry ${index + 1}`}>
         Remove
       </button>

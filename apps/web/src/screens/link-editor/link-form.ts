@@ -6,8 +6,8 @@ import type { Inputs, Link } from "../../trpc.ts";
  * holds, how a link fills it, what it sends, and which field an API message belongs under.
  */
 
-/** One targeting entry: a country, platform or language code (none for rotation) and its destination. */
-export type TargetEntry = { key: string; value: string };
+/** One targeting entry: a country, platform or language code (none for rotation), its destination, and a rotation entry's weight as typed ("" none). */
+export type TargetEntry = { key: string; value: string; weight?: string };
 
 /** What the editor's fields hold: text as typed (numbers are parsed when sent), so a field can be empty. */
 export type LinkForm = {
@@ -19,6 +19,8 @@ export type LinkForm = {
   removePassword: boolean;
   space_id: string;
   pixel_ids: number[];
+  /** Tags as typed, comma-separated (the API takes the list and checks each). */
+  tags: string;
   disabled: boolean;
   privacy: "0" | "1" | "2";
   privacy_password: string;
@@ -39,6 +41,7 @@ export const EMPTY_FORM: LinkForm = {
   removePassword: false,
   space_id: "",
   pixel_ids: [],
+  tags: "",
   disabled: false,
   privacy: "0",
   privacy_password: "",
@@ -66,7 +69,10 @@ export function groupOf(type: TargetType): TargetGroup | null {
 
 /** A link as the API answers it → the editor's fields. A stored password is never shown, only its presence. */
 export function formOf(link: Link): LinkForm {
-  const entries = link.country_target ?? link.platform_target ?? link.language_target ?? link.rotation_target?.map((r) => ({ key: "", value: r.value })) ?? [];
+  const keyed = link.country_target ?? link.platform_target ?? link.language_target;
+  const entries: TargetEntry[] = keyed
+    ? keyed.map((t) => ({ key: t.key ?? "", value: t.value }))
+    : (link.rotation_target?.map((r) => ({ key: "", value: r.value, weight: r.weight === null ? "" : String(r.weight) })) ?? []);
   return {
     ...EMPTY_FORM,
     url: link.url,
@@ -75,6 +81,7 @@ export function formOf(link: Link): LinkForm {
     title: link.title ?? "",
     space_id: link.space ? String(link.space.id) : "",
     pixel_ids: link.pixels.map((p) => p.id),
+    tags: link.tags.join(", "),
     disabled: link.disabled === 1,
     privacy: String(link.privacy) as LinkForm["privacy"],
     expiration_url: link.expiration_url ?? "",
@@ -82,11 +89,20 @@ export function formOf(link: Link): LinkForm {
     expiration_time: link.expiration_time ?? "",
     expiration_clicks: String(link.expiration_clicks),
     target_type: link.target_type as TargetType,
-    targets: entries.map((t) => ({ key: ("key" in t ? t.key : "") ?? "", value: t.value })),
+    targets: entries,
   };
 }
 
 const orNull = (value: string) => (value.trim() === "" ? null : value.trim());
+
+/** The tags field (`a, b`) as the API's list: blanks between commas dropped; on update an empty field clears them. */
+export function tagsOf(text: string, isUpdate: boolean): string[] | undefined {
+  const tags = text
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  return tags.length || isUpdate ? tags : undefined;
+}
 
 /**
  * The fields both create and update send. On update an emptied field is `null` (clear it) and the
@@ -94,7 +110,11 @@ const orNull = (value: string) => (value.trim() === "" ? null : value.trim());
  */
 function fieldsOf(form: LinkForm, isUpdate: boolean) {
   const group = groupOf(form.target_type);
-  const targets = form.targets.map((t) => (group === "rotation" ? { value: t.value.trim() } : { key: t.key.trim(), value: t.value.trim() }));
+  // A rotation entry's weight goes as typed (a number when it is one: the API names a bad one), none when empty.
+  const weightOf = (w: string | undefined) => (w?.trim() ? (/^\d+$/.test(w.trim()) ? Number(w.trim()) : w.trim()) : undefined);
+  const targets = form.targets.map((t) =>
+    group === "rotation" ? { value: t.value.trim(), ...(weightOf(t.weight) !== undefined ? { weight: weightOf(t.weight) } : {}) } : { key: t.key.trim(), value: t.value.trim() },
+  );
   const clear = <T>(value: T | null) => (value === null ? (isUpdate ? null : undefined) : value);
   return {
     url: form.url.trim(),
@@ -103,6 +123,7 @@ function fieldsOf(form: LinkForm, isUpdate: boolean) {
     ...(form.password ? { password: form.password } : form.removePassword && isUpdate ? { password: null } : {}),
     space_id: clear(form.space_id ? Number(form.space_id) : null),
     pixel_ids: isUpdate ? form.pixel_ids : form.pixel_ids.length ? form.pixel_ids : undefined,
+    tags: tagsOf(form.tags, isUpdate),
     disabled: form.disabled ? (1 as const) : (0 as const),
     privacy: Number(form.privacy) as 0 | 1 | 2,
     ...(form.privacy_password ? { privacy_password: form.privacy_password } : {}),

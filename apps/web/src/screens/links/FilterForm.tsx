@@ -15,6 +15,7 @@ export function FilterForm({ filters, set }: { filters: LinkFilters; set: <K ext
   const domains = useQuery(trpc.domains.list.queryOptions({ per_page: 100 }));
   const spaces = useQuery(trpc.spaces.list.queryOptions({ per_page: 100 }));
   const pixels = useQuery(trpc.pixels.list.queryOptions({ per_page: 100 }));
+  const tags = useQuery(trpc.tags.list.queryOptions());
   const [isOpen, setOpen] = useState(false);
   const idOrAny = (value: string) => (value ? Number(value) : "");
   const count = activeFilterCount(filters);
@@ -78,6 +79,18 @@ export function FilterForm({ filters, set }: { filters: LinkFilters; set: <K ext
               {pixels.data?.data.map((x) => (
                 <option key={x.id} value={x.id}>
                   {x.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Tag">
+          {(p) => (
+            <select {...p} value={filters.tag} onChange={(e) => set("tag", e.target.value)}>
+              <option value="">Any</option>
+              {tags.data?.data.map((t) => (
+                <option key={t.name} value={t.name}>
+                  {t.name} ({t.count})
                 </option>
               ))}
             </select>

@@ -8,13 +8,15 @@ export type LinkFilters = {
   domain_id: number | "";
   space_id: number | "";
   pixel_id: number | "";
+  /** A tag's name ("" any). */
+  tag: string;
   sort_by: "id" | "clicks" | "title" | "alias" | "url";
   sort: "asc" | "desc";
   per_page: 10 | 25 | 50 | 100;
   page: number;
 };
 
-export const INITIAL_FILTERS: LinkFilters = { search: "", search_by: "title", status: 0, domain_id: "", space_id: "", pixel_id: "", sort_by: "id", sort: "desc", per_page: 25, page: 1 };
+export const INITIAL_FILTERS: LinkFilters = { search: "", search_by: "title", status: 0, domain_id: "", space_id: "", pixel_id: "", tag: "", sort_by: "id", sort: "desc", per_page: 25, page: 1 };
 
 /** The filters after a change of one: any change but the page's goes back to page 1. */
 export function withFilter<K extends keyof LinkFilters>(filters: LinkFilters, key: K, value: LinkFilters[K]): LinkFilters {
@@ -34,11 +36,12 @@ export function listInputOf(filters: LinkFilters, search: string): Inputs["links
     ...(filters.domain_id ? { domain_id: filters.domain_id } : {}),
     ...(filters.space_id ? { space_id: filters.space_id } : {}),
     ...(filters.pixel_id ? { pixel_id: filters.pixel_id } : {}),
+    ...(filters.tag ? { tag: [filters.tag] } : {}),
   };
 }
 
 /** How many of the folded filters (everything but the search and the page) differ from the initial ones. */
 export function activeFilterCount(filters: LinkFilters): number {
-  const keys = ["search_by", "status", "domain_id", "space_id", "pixel_id", "sort_by", "sort", "per_page"] as const;
+  const keys = ["search_by", "status", "domain_id", "space_id", "pixel_id", "tag", "sort_by", "sort", "per_page"] as const;
   return keys.filter((key) => filters[key] !== INITIAL_FILTERS[key]).length;
 }
