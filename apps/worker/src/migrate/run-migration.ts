@@ -198,7 +198,7 @@ async function dryRun(run: MigrationRun): Promise<number> {
   run.say(
     `Dry run of ${run.source.name} ${run.url} (nothing written): ${fmt(totals.processed)} links in ${((performance.now() - started) / 1000).toFixed(1)} s — ${fmt(totals.created)} would be created, ${fmt(totals.skipped)} skipped (already here, same url), ${fmt(totals.failed)} refused.`,
   );
-  sayExtras(run, seen, totals.processed);
+  sayExtras(run, seen);
   sayRefusals(run, refused);
   return 0;
 }
@@ -297,7 +297,7 @@ async function reportOf(run: MigrationRun, jobId: number, seen: Seen, title: str
   const job = await getImport({ ctx: run.ctx, id: jobId });
   const lines = [`${title}: ${fmt(job.processedRows)} links — ${fmt(job.createdRows)} created, ${fmt(job.skippedRows)} skipped (already here, same url), ${fmt(job.failedRows)} refused.`];
   const out: string[] = [];
-  sayExtras({ ...run, say: (l) => out.push(l) }, seen, seen.links);
+  sayExtras({ ...run, say: (l) => out.push(l) }, seen);
   lines.push(...out);
   if (job.failedRows) {
     const path = freeErrorsPath(run.reportPath(jobId));
@@ -319,7 +319,7 @@ async function reportOf(run: MigrationRun, jobId: number, seen: Seen, title: str
   return lines.join("\n");
 }
 
-function sayExtras(run: Pick<MigrationRun, "say">, seen: Seen, links: number): void {
+function sayExtras(run: Pick<MigrationRun, "say">, seen: Seen): void {
   for (const [note, n] of [...seen.notes].sort((a, b) => b[1] - a[1])) run.say(`Not carried: ${note} (${fmt(n)} links).`);
 }
 
