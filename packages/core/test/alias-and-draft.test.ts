@@ -79,6 +79,7 @@ describe("draftNewLink: one draft builder for create and import", () => {
       platformTarget: null,
       languageTarget: null,
       rotationTarget: null,
+      tags: [],
     });
   });
 

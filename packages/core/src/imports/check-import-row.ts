@@ -10,8 +10,7 @@ import { normalizeDomainName } from "../urls/url.ts";
 import { addError, createFieldsParser } from "../validation/fields.ts";
 import type { RowError } from "./import-job.ts";
 import { ownedInScope, type ImportScope } from "./import-scope.ts";
-import { SOURCE_DOMAIN_COLUMN } from "./formats/format.ts";
-import { MIGRATION_COLUMNS, readRowExtensions } from "./import-extensions.ts";
+import { MIGRATION_COLUMNS, readRowExtensions, SOURCE_DOMAIN_COLUMN } from "./import-extensions.ts";
 import { IMPORT_COLUMNS } from "./schemas.ts";
 
 /** A row's cells by column name. */

@@ -2,6 +2,14 @@ import type { FieldErrors } from "../errors.ts";
 import { addError } from "../validation/fields.ts";
 
 /**
+ * The column a translated row names its short URL's domain in. It is a hint, not a `domain`: the row
+ * takes that domain when it is one of the importer's domains, else the job's default domain (an
+ * operator moving `bit.ly` links to their own domain expects that), and is a row error only when the
+ * job has no default domain either.
+ */
+export const SOURCE_DOMAIN_COLUMN = "source_domain";
+
+/**
  * The columns an import row may carry beyond §12's, for links that come from another service (CONTRACT
  * §23; the names are fixed by the migration work of issue #31, docs/adr/0049-live-migration.md). An
  * export does not write them: they describe a link's past elsewhere, not a setting of ours.

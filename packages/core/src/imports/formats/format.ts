@@ -1,4 +1,5 @@
 import type { ImportFields } from "../check-import-row.ts";
+import { SOURCE_DOMAIN_COLUMN } from "../import-extensions.ts";
 
 /** One record of another service's export file: its cells, in the file's column order, as the file has them (untrimmed). */
 export type ExportCells = readonly string[];
@@ -240,13 +241,7 @@ export function isYes(value: string | undefined): boolean {
   return value !== undefined && /^(true|1|yes|t)$/i.test(value);
 }
 
-/**
- * The column a translated row names its short URL's domain in. It is a hint, not a `domain`: the row
- * takes that domain when it is one of the importer's domains, else the job's default domain (an
- * operator moving `bit.ly` links to their own domain expects that), and is a row error only when the
- * job has no default domain either.
- */
-export const SOURCE_DOMAIN_COLUMN = "source_domain";
+export { SOURCE_DOMAIN_COLUMN };
 
 /** Puts a short URL's alias and domain hint into a row. */
 export function putShortUrl(out: Record<string, string>, value: string | undefined): void {
