@@ -79,7 +79,7 @@ export function createDelivery(parts: {
     extraHeaders?: Record<string, string>,
   ): Promise<void> | void {
     if (!isWeightedRotation(link)) return answer(req, res, link, query, now, agent, bot, undefined, extraHeaders);
-    const visitor = visitors.visitorOf(req, link.id, now);
+    const visitor = visitors.visitorOf(req, agent, link.id, now);
     if (typeof visitor === "string") return answer(req, res, link, query, now, agent, bot, visitor, extraHeaders);
     return visitor.then((v) => answer(req, res, link, query, now, agent, bot, v, extraHeaders));
   }
@@ -133,7 +133,7 @@ export function createDelivery(parts: {
       variant: choice.rotation === null ? null : choice.url,
     };
     // The visitor is hashed now, under the day's salt: only the hash goes on with the click.
-    const visitor = hashed !== undefined ? hashed : visitors.visitorOf(req, link.id, now);
+    const visitor = hashed !== undefined ? hashed : visitors.visitorOf(req, agent, link.id, now);
     if (visitor === null) {
       clicks.add(click);
       return;

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from "node:http";
-import { findOrCreateVisitorSalt, nextUtcDayStart, utcDay, VISITOR_DAY_GRACE_MS, visitorHash, type VisitorSalt } from "@shortener/core";
+import { findOrCreateVisitorSalt, nextUtcDayStart, utcDay, VISITOR_DAY_GRACE_MS, visitorHash, visitorKey, type AgentDigest, type VisitorKey } from "@shortener/core";
 import type { Db } from "@shortener/db";
 import { clientGroup } from "@shortener/web-guard";
 
 type Log = { error(obj: unknown, msg?: string): void; warn?(obj: unknown, msg?: string): void };
 
 /** A day's salt held in memory: for visits from `start` (inclusive) to `end` (exclusive), in ms. */
-type DayKey = { day: string; start: number; end: number; key: VisitorSalt };
+type DayKey = { day: string; start: number; end: number; key: VisitorKey };
 
 /** How long before midnight (UTC) the next day's salt is fetched, so the first visits of the day wait for nothing. */
 const PREFETCH_MS = 60_000;
@@ -27,7 +27,7 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
   let keys: DayKey[] = [];
   /** When the oldest salt held is past its day and grace, and must be forgotten. */
   let forgetAt = Number.POSITIVE_INFINITY;
-  const loading = new Map<string, Promise<VisitorSalt | null>>();
+  const loading = new Map<string, Promise<VisitorKey | null>>();
   /** A day whose salt could not be read, and until when it is not asked again (the database may be down). */
   const failedUntil = new Map<string, number>();
 
@@ -36,12 +36,13 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
     forgetAt = keys.length ? Math.min(...keys.map((k) => k.end + VISITOR_DAY_GRACE_MS)) : Number.POSITIVE_INFINITY;
   }
 
-  function load(day: string): Promise<VisitorSalt | null> {
+  function load(day: string): Promise<VisitorKey | null> {
     let pending = loading.get(day);
     if (pending) return pending;
     if ((failedUntil.get(day) ?? 0) > Date.now()) return Promise.resolve(null);
     pending = findOrCreateVisitorSalt(db, day, now()).then(
-      (key) => {
+      (salt) => {
+        const key = visitorKey(salt);
         loading.delete(day);
         failedUntil.delete(day);
         const start = Date.parse(`${day}T00:00:00Z`);
@@ -62,7 +63,7 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
   }
 
   /** The salt for a visit at `at` (ms): at once when held, else once read (null if it cannot be). */
-  function keyAt(at: number): VisitorSalt | Promise<VisitorSalt | null> {
+  function keyAt(at: number): VisitorKey | Promise<VisitorKey | null> {
     if (at >= forgetAt) forget(at);
     for (const k of keys) {
       if (at >= k.start && at < k.end) {
@@ -79,12 +80,13 @@ export function createVisitorHasher(db: Db, now: () => Date, clientIp: (req: Inc
       await load(utcDay(now()));
     },
     /**
-     * The visitor of a person's visit to `linkId` at `at`: 16 hex digits, at once when the day's salt is
+     * The visitor of a person's visit to `linkId` at `at` (`agent`: its User-Agent as described once per
+     * distinct string, with the digest the hash takes): 16 hex digits, at once when the day's salt is
      * in memory, else a promise (null when the salt could not be had).
      */
-    visitorOf(req: IncomingMessage, linkId: number, at: Date): string | Promise<string | null> {
+    visitorOf(req: IncomingMessage, agent: { readonly digest: AgentDigest }, linkId: number, at: Date): string | Promise<string | null> {
       const group = clientGroup(clientIp(req));
-      const userAgent = req.headers["user-agent"] ?? "";
+      const userAgent = agent.digest;
       const key = keyAt(at.getTime());
       if (!(key instanceof Promise)) return visitorHash(key, group, userAgent, linkId);
       return key.then((k) => (k ? visitorHash(k, group, userAgent, linkId) : null));
