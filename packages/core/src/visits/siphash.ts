@@ -5,7 +5,7 @@
  * and a hex string per visit (~10,000 instructions, a tenth of a visit).
  *
  * JavaScript has no 64-bit integers outside BigInt, so each 64-bit word is two 32-bit halves (`…l` low,
- * `…h` high) and the state lives in one typed array; nothing is allocated per call. Checked against the
+ * `…h` high), kept in local variables; nothing is allocated per call. Checked against the
  * reference vectors and, byte string by byte string, against an independent implementation (the `siphash`
  * package) in packages/core/test/siphash.test.ts.
  */
@@ -13,118 +13,98 @@
 /** A 128-bit SipHash key as four little-endian 32-bit words: k0 low, k0 high, k1 low, k1 high. */
 export type SipKey = Uint32Array & { readonly __sipKey: true };
 
-/** v0l, v0h, v1l, v1h, v2l, v2h, v3l, v3h. */
-const v = new Uint32Array(8);
-
-/** `n` SipRounds on the state. */
-function sipRounds(n: number): void {
-  let v0l = v[0] as number;
-  let v0h = v[1] as number;
-  let v1l = v[2] as number;
-  let v1h = v[3] as number;
-  let v2l = v[4] as number;
-  let v2h = v[5] as number;
-  let v3l = v[6] as number;
-  let v3h = v[7] as number;
-  let s: number;
-  let t: number;
-  for (let r = 0; r < n; r++) {
-    // v0 += v1; v1 <<<= 13; v1 ^= v0; v0 <<<= 32
-    s = v0l + v1l;
-    v0h = (v0h + v1h + (s > 0xffffffff ? 1 : 0)) >>> 0;
-    v0l = s >>> 0;
-    t = v1h;
-    v1h = ((v1h << 13) | (v1l >>> 19)) ^ v0h;
-    v1l = ((v1l << 13) | (t >>> 19)) ^ v0l;
-    t = v0h;
-    v0h = v0l;
-    v0l = t;
-    // v2 += v3; v3 <<<= 16; v3 ^= v2
-    s = v2l + v3l;
-    v2h = (v2h + v3h + (s > 0xffffffff ? 1 : 0)) >>> 0;
-    v2l = s >>> 0;
-    t = v3h;
-    v3h = ((v3h << 16) | (v3l >>> 16)) ^ v2h;
-    v3l = ((v3l << 16) | (t >>> 16)) ^ v2l;
-    v1h >>>= 0;
-    v1l >>>= 0;
-    v3h >>>= 0;
-    v3l >>>= 0;
-    // v0 += v3; v3 <<<= 21; v3 ^= v0
-    s = v0l + v3l;
-    v0h = (v0h + v3h + (s > 0xffffffff ? 1 : 0)) >>> 0;
-    v0l = s >>> 0;
-    t = v3h;
-    v3h = (((v3h << 21) | (v3l >>> 11)) ^ v0h) >>> 0;
-    v3l = (((v3l << 21) | (t >>> 11)) ^ v0l) >>> 0;
-    // v2 += v1; v1 <<<= 17; v1 ^= v2; v2 <<<= 32
-    s = v2l + v1l;
-    v2h = (v2h + v1h + (s > 0xffffffff ? 1 : 0)) >>> 0;
-    v2l = s >>> 0;
-    t = v1h;
-    v1h = (((v1h << 17) | (v1l >>> 15)) ^ v2h) >>> 0;
-    v1l = (((v1l << 17) | (t >>> 15)) ^ v2l) >>> 0;
-    t = v2h;
-    v2h = v2l;
-    v2l = t;
-  }
-  v[0] = v0l;
-  v[1] = v0h;
-  v[2] = v1l;
-  v[3] = v1h;
-  v[4] = v2l;
-  v[5] = v2h;
-  v[6] = v3l;
-  v[7] = v3h;
-}
-
-/** Absorbs one 64-bit message word (two rounds). */
-function compress(ml: number, mh: number): void {
-  v[6] = (v[6] as number) ^ ml;
-  v[7] = (v[7] as number) ^ mh;
-  sipRounds(2);
-  v[0] = (v[0] as number) ^ ml;
-  v[1] = (v[1] as number) ^ mh;
-}
-
-/** Little-endian 32-bit word of `m` at `i`. */
+/** Little-endian 32-bit word of `m` at `i` (signed: every value here stays a 32-bit integer). */
 function word(m: Uint8Array, i: number): number {
-  return ((m[i] as number) | ((m[i + 1] as number) << 8) | ((m[i + 2] as number) << 16) | ((m[i + 3] as number) << 24)) >>> 0;
+  return (m[i] as number) | ((m[i + 1] as number) << 8) | ((m[i + 2] as number) << 16) | ((m[i + 3] as number) << 24);
 }
 
 /**
  * SipHash-2-4 of the first `length` bytes of `m` under `key`, written into `out` as [low, high] 32-bit
  * halves of the 64-bit result (the value the reference implementation returns as a little-endian u64).
+ * One function with the state in local 32-bit integers (signed, as V8 keeps them untagged), the round
+ * written once: word after word two rounds, then four to finish.
  */
 export function sipHash24(key: SipKey, m: Uint8Array, length: number, out: Uint32Array): void {
-  const k0l = key[0] as number;
-  const k0h = key[1] as number;
-  const k1l = key[2] as number;
-  const k1h = key[3] as number;
-  v[0] = k0l ^ 0x70736575;
-  v[1] = k0h ^ 0x736f6d65;
-  v[2] = k1l ^ 0x6e646f6d;
-  v[3] = k1h ^ 0x646f7261;
-  v[4] = k0l ^ 0x6e657261;
-  v[5] = k0h ^ 0x6c796765;
-  v[6] = k1l ^ 0x79746573;
-  v[7] = k1h ^ 0x74656462;
-  const end = length - (length % 8);
-  let i = 0;
-  for (; i < end; i += 8) compress(word(m, i), word(m, i + 4));
-  // The last word: the remaining 0–7 bytes, little-endian, and the length's low byte on top.
+  const k0l = (key[0] as number) | 0;
+  const k0h = (key[1] as number) | 0;
+  const k1l = (key[2] as number) | 0;
+  const k1h = (key[3] as number) | 0;
+  let v0l = k0l ^ 0x70736575;
+  let v0h = k0h ^ 0x736f6d65;
+  let v1l = k1l ^ 0x6e646f6d;
+  let v1h = k1h ^ 0x646f7261;
+  let v2l = k0l ^ 0x6e657261;
+  let v2h = k0h ^ 0x6c796765;
+  let v3l = k1l ^ 0x79746573;
+  let v3h = k1h ^ 0x74656462;
+  // Whole 8-byte words, then the last: the remaining 0–7 bytes and the length's low byte on top.
+  const words = (length >>> 3) + 1;
   let ml = 0;
-  let mh = (length & 0xff) << 24;
-  for (let j = 0; i + j < length; j++) {
-    const b = m[i + j] as number;
-    if (j < 4) ml |= b << (8 * j);
-    else mh |= b << (8 * (j - 4));
+  let mh = 0;
+  let lo = 0;
+  let t = 0;
+  for (let w = 0; w <= words; w++) {
+    let rounds = 2;
+    if (w < words - 1) {
+      ml = word(m, 8 * w);
+      mh = word(m, 8 * w + 4);
+    } else if (w === words - 1) {
+      ml = 0;
+      mh = (length & 0xff) << 24;
+      for (let i = 8 * w, j = 0; i < length; i++, j++) {
+        if (j < 4) ml |= (m[i] as number) << (8 * j);
+        else mh |= (m[i] as number) << (8 * (j - 4));
+      }
+    } else {
+      // Finalization: no word, v2 ^= 0xff, four rounds.
+      ml = 0;
+      mh = 0;
+      v2l ^= 0xff;
+      rounds = 4;
+    }
+    v3l ^= ml;
+    v3h ^= mh;
+    for (let r = 0; r < rounds; r++) {
+      // v0 += v1; v1 <<<= 13; v1 ^= v0; v0 <<<= 32
+      lo = (v0l + v1l) | 0;
+      v0h = (v0h + v1h + ((lo >>> 0) < (v0l >>> 0) ? 1 : 0)) | 0;
+      v0l = lo;
+      t = v1h;
+      v1h = ((v1h << 13) | (v1l >>> 19)) ^ v0h;
+      v1l = ((v1l << 13) | (t >>> 19)) ^ v0l;
+      t = v0h;
+      v0h = v0l;
+      v0l = t;
+      // v2 += v3; v3 <<<= 16; v3 ^= v2
+      lo = (v2l + v3l) | 0;
+      v2h = (v2h + v3h + ((lo >>> 0) < (v2l >>> 0) ? 1 : 0)) | 0;
+      v2l = lo;
+      t = v3h;
+      v3h = ((v3h << 16) | (v3l >>> 16)) ^ v2h;
+      v3l = ((v3l << 16) | (t >>> 16)) ^ v2l;
+      // v0 += v3; v3 <<<= 21; v3 ^= v0
+      lo = (v0l + v3l) | 0;
+      v0h = (v0h + v3h + ((lo >>> 0) < (v0l >>> 0) ? 1 : 0)) | 0;
+      v0l = lo;
+      t = v3h;
+      v3h = ((v3h << 21) | (v3l >>> 11)) ^ v0h;
+      v3l = ((v3l << 21) | (t >>> 11)) ^ v0l;
+      // v2 += v1; v1 <<<= 17; v1 ^= v2; v2 <<<= 32
+      lo = (v2l + v1l) | 0;
+      v2h = (v2h + v1h + ((lo >>> 0) < (v2l >>> 0) ? 1 : 0)) | 0;
+      v2l = lo;
+      t = v1h;
+      v1h = ((v1h << 17) | (v1l >>> 15)) ^ v2h;
+      v1l = ((v1l << 17) | (t >>> 15)) ^ v2l;
+      t = v2h;
+      v2h = v2l;
+      v2l = t;
+    }
+    v0l ^= ml;
+    v0h ^= mh;
   }
-  compress(ml >>> 0, mh >>> 0);
-  v[4] = (v[4] as number) ^ 0xff;
-  sipRounds(4);
-  out[0] = (v[0] as number) ^ (v[2] as number) ^ (v[4] as number) ^ (v[6] as number);
-  out[1] = (v[1] as number) ^ (v[3] as number) ^ (v[5] as number) ^ (v[7] as number);
+  out[0] = v0l ^ v1l ^ v2l ^ v3l;
+  out[1] = v0h ^ v1h ^ v2h ^ v3h;
 }
 
 /** A key from 16 bytes (the first 16 of `bytes`). */

@@ -83,7 +83,9 @@ export function agentDigest(userAgent: string): AgentDigest {
   return [out[0] as number, out[1] as number];
 }
 
-const hex8 = (n: number): string => (n >>> 0).toString(16).padStart(8, "0");
+/** Two hex digits per byte value: a visitor is written with eight lookups, not `toString(16)` on a double. */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const hex8 = (n: number): string => (HEX[(n >>> 24) & 0xff] as string) + (HEX[(n >>> 16) & 0xff] as string) + (HEX[(n >>> 8) & 0xff] as string) + (HEX[n & 0xff] as string);
 
 /**
  * The visitor of a visit (ADR 0053): SipHash-2-4, under the first 16 bytes of the day's secret salt, of
