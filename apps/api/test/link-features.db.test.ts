@@ -161,6 +161,54 @@ describe("tags", () => {
   });
 });
 
+describe("tag counts kept by the database (workspace_tags, ADR 0051)", () => {
+  it("follow creates, updates, bulk updates, moves to nothing and deletes (one and bulk), and always equal a recount of the links", async () => {
+    // A workspace of its own, so the recount sees only this test's links.
+    const me = await createOwner(api);
+    const mine = (form: Form) => api.call(me.user, "POST", "/api/v1/links", { url: "https://dest.example/x", domain_id: String(me.domain.id), ...form });
+    const pool = ["Alpha", "beta", "Gamma ray", "δέλτα", "e", "F"];
+    const recount = async () => {
+      const all = (await api.call(me.user, "GET", "/api/v1/links?per_page=100")).body.data as Array<{ tags: string[] }>;
+      const counts = new Map<string, number>();
+      for (const l of all) for (const t of l.tags) counts.set(t.toLowerCase(), (counts.get(t.toLowerCase()) ?? 0) + 1);
+      return counts;
+    };
+    const listed = async () => {
+      const res = await api.call(me.user, "GET", "/api/v1/tags");
+      expect(res.status).toBe(200);
+      return new Map((res.body.data as Array<{ name: string; count: number }>).map((r) => [r.name.toLowerCase(), r.count]));
+    };
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const tagsOf = () => pool.filter(() => next() < 0.4).map((t) => (next() < 0.3 ? t.toUpperCase() : t));
+    const ids: number[] = [];
+    for (let i = 0; i < 24; i++) {
+      const res = await mine({ "tags[]": tagsOf() });
+      expect(res.status).toBe(201);
+      ids.push(res.body.data.id);
+    }
+    expect(await listed()).toEqual(await recount());
+    for (const id of ids.slice(0, 8)) expect((await api.call(me.user, "PUT", `/api/v1/links/${id}`, { "tags[]": tagsOf() })).status).toBe(200);
+    expect((await api.call(me.user, "PUT", `/api/v1/links/${ids[8]}`, { tags: "" })).status).toBe(200);
+    expect(await listed()).toEqual(await recount());
+    expect((await api.call(me.user, "PATCH", "/api/v1/links", { ids: ids.slice(9, 14).join(","), "tags[]": ["beta", "new one"] })).status).toBe(200);
+    expect(await listed()).toEqual(await recount());
+    expect((await api.call(me.user, "DELETE", `/api/v1/links/${ids[14]}`)).status).toBe(200);
+    expect((await api.call(me.user, "DELETE", `/api/v1/links?ids=${ids.slice(15, 20).join(",")}`)).status).toBe(200);
+    expect(await listed()).toEqual(await recount());
+
+    // A tag whose last link lets go of it is gone, and the next link may spell it anew.
+    const lone = (await mine({ "tags[]": ["Lonely"] })).body.data;
+    expect((await listed()).get("lonely")).toBe(1);
+    expect((await api.call(me.user, "PUT", `/api/v1/links/${lone.id}`, { "tags[]": ["other"] })).status).toBe(200);
+    expect((await listed()).has("lonely")).toBe(false);
+    expect((await mine({ "tags[]": ["LONELY"] })).body.data.tags).toEqual(["LONELY"]);
+    // While one link carries a tag, its first spelling stays: a create and an update take it.
+    expect((await mine({ "tags[]": ["lonely"] })).body.data.tags).toEqual(["LONELY"]);
+    expect(await listed()).toEqual(await recount());
+  });
+});
+
 describe("UTM fields", () => {
   it("merge into url's query on create: replace a same-name parameter in place, keep the rest and the fragment; read back from url", async () => {
     const res = await create({ ...base(), url: "https://dest.example/p?a=1&utm_source=old&b=x%20y#frag", utm_source: "news letter", utm_campaign: "fall/26" });

@@ -7,16 +7,15 @@ export type TagCount = { name: string; count: number };
 
 /**
  * CONTRACT §25: the tags of the caller's workspace with how many links carry each, most used first (ties
- * by name). Tags that differ only in case are one tag, shown as the oldest link spells it.
+ * by name). Tags that differ only in case are one tag, shown as it was first written. Read from the
+ * trigger-kept `workspace_tags` (one row a tag), not from the links.
  */
 export async function listTags({ ctx }: { ctx: Ctx }): Promise<TagCount[]> {
   const rows = await queryRows<{ name: string; count: unknown }>(
     ctx.db,
-    sql`select (array_agg(u.tag order by links.id))[1] as name, count(*) as count
-        from links, unnest(links.tags, links.tag_keys) as u(tag, key)
-        where links.workspace_id = ${ctx.actor.workspaceId}::int and links.tag_keys <> '{}'::text[]
-        group by u.key
-        order by count(*) desc, u.key collate "C"`,
+    sql`select name, n as count from workspace_tags
+        where workspace_id = ${ctx.actor.workspaceId}::int and n > 0
+        order by n desc, key collate "C"`,
   );
   return rows.map((r) => ({ name: r.name, count: Number(r.count) }));
 }

@@ -12,20 +12,13 @@ export function tagColumns(tags: readonly string[]): { tags: string[]; tagKeys: 
 
 /**
  * The tags spelled as the workspace already spells them: a tag some link of the workspace carries keeps
- * that link's spelling (the oldest such link's), so `Sale` and `sale` stay one tag as it was first
- * written; a new tag keeps the caller's. One indexed query, only when tags are sent.
+ * the spelling it was first written with, so `Sale` and `sale` stay one tag; a new tag keeps the
+ * caller's. One primary-key lookup a tag in the trigger-kept `workspace_tags`, only when tags are sent.
  */
 export async function respellTags(db: Db, workspaceId: number, tags: readonly string[]): Promise<string[]> {
   if (!tags.length) return [];
   const keys = tags.map(tagKey);
-  const rows = await queryRows<{ tag: string; key: string }>(
-    db,
-    sql`select distinct on (u.key) u.tag, u.key
-        from links, unnest(links.tags, links.tag_keys) as u(tag, key)
-        where links.workspace_id = ${workspaceId}::int and links.tag_keys <> '{}'::text[]
-          and links.tag_keys && ${pgArray(keys)}::text[] and u.key = any(${pgArray(keys)}::text[])
-        order by u.key, links.id`,
-  );
-  const spelled = new Map(rows.map((r) => [r.key, r.tag]));
+  const rows = await queryRows<{ name: string; key: string }>(db, sql`select key, name from workspace_tags where workspace_id = ${workspaceId}::int and key = any(${pgArray(keys)}::text[]) and n > 0`);
+  const spelled = new Map(rows.map((r) => [r.key, r.name]));
   return tags.map((t) => spelled.get(tagKey(t)) ?? t);
 }

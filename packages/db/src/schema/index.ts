@@ -593,6 +593,24 @@ export const linkCounts = pgTable(
 );
 
 /**
+ * Each workspace's tags with how many of its links carry each (CONTRACT §25), kept by triggers on
+ * `links` (migration 0026_tag_counts: a statement-level one with links_count's transition tables for
+ * inserts and deletes, a row-level one for updates of the tag columns), so the tag list and a create's
+ * respelling read a row per tag instead of unnesting every tagged link. `name` is the spelling the tag
+ * was first written with; a row goes when its last link does.
+ */
+export const workspaceTags = pgTable(
+  "workspace_tags",
+  {
+    workspaceId: integer().notNull(),
+    key: text().notNull(),
+    name: text().notNull(),
+    n: bigint({ mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.key] })],
+);
+
+/**
  * The events a webhook can subscribe to (CONTRACT §18): the list is @shortener/vocabulary's. A type only,
  * so drizzle-kit, which loads this file, needs no build of that package.
  */
