@@ -88,12 +88,13 @@ async function main(): Promise<void> {
         RUNS,
         () => sql`select l.id, l.alias, l.url, l.tags, (count(*) over ())::int as total from links l join domains d on d.id = l.domain_id where ${filter(tag)} order by l.id desc limit 25`,
       );
-      const now = await time(RUNS, () =>
-        Promise.all([
-          sql`select l.id, l.alias, l.url, l.tags from links l join domains d on d.id = l.domain_id where ${filter(tag)} order by l.id desc limit 25`,
-          sql`select count(*)::int as n from links l where ${filter(tag)}`,
-        ]),
-      );
+      // Now: the count kept in workspace_tags, then the page (through the tag index when few links carry it, as listLinks does).
+      const now = await time(RUNS, async () => {
+        const [kept] = await sql<Array<{ n: string }>>`select n from workspace_tags where workspace_id = ${ws} and key = ${tag}`;
+        return Number(kept?.n ?? 0) <= 20_000
+          ? sql`select l.id, l.alias, l.url, l.tags from links l join domains d on d.id = l.domain_id where ${filter(tag)} and l.id in (select l.id from links l where ${filter(tag)} offset 0) order by l.id desc limit 25`
+          : sql`select l.id, l.alias, l.url, l.tags from links l join domains d on d.id = l.domain_id where ${filter(tag)} order by l.id desc limit 25`;
+      });
       row(`list page, \`tag=${tag}\` (SQL)`, before, now);
       row(`\`GET /api/v1/links?tag=${tag}\` (HTTP)`, null, await time(RUNS, () => call(`/api/v1/links?tag=${tag}`)));
     }

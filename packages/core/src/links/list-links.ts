@@ -1,13 +1,26 @@
-import { count, eq, sql } from "drizzle-orm";
-import { linkCounts, links } from "@shortener/db";
+import { and, count, eq, sql, type SQL } from "drizzle-orm";
+import { linkCounts, links, queryRows } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import type { Page } from "../lists/pagination.ts";
 import { offsetOf } from "../lists/pagination.ts";
 import { parseInput } from "../validation/fields.ts";
-import { isUnfiltered, linkFilterCondition } from "./link-filters.ts";
+import { isUnfiltered, linkFilterCondition, type LinkFilters } from "./link-filters.ts";
 import type { Link } from "./link-columns.ts";
 import { linkOrder, loadLinkPage, loadLinks } from "./load-links.ts";
 import { ListLinksInput, type ListLinksInput as ListInput } from "./schemas.ts";
+
+/** Below this many links carrying the filtered tags, a page is read through the tag index (ADR 0051). */
+const SPARSE_TAG_LINKS = 20_000;
+
+/** The size of a tag-filtered list: `workspace_tags`' count for one tag alone, else a count the tag index answers. */
+async function tagFilteredTotal(ctx: Ctx, workspaceId: number, p: LinkFilters, where: SQL | undefined): Promise<number> {
+  const [only] = p.tag ?? [];
+  if (p.tag?.length === 1 && only !== undefined && isUnfiltered({ ...p, tag: undefined })) {
+    const rows = await queryRows<{ n: unknown }>(ctx.db, sql`select n from workspace_tags where workspace_id = ${workspaceId}::int and key = ${only}`);
+    return Number(rows[0]?.n ?? 0);
+  }
+  return (await ctx.db.select({ n: count() }).from(links).where(where))[0]?.n ?? 0;
+}
 
 /** CONTRACT §5: the caller's links, filtered, sorted with ties broken by id, one page at a time. */
 export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<Link>> {
@@ -34,13 +47,13 @@ export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | u
   const where = await linkFilterCondition(ctx.db, workspaceId, p, now);
   if (p.tag?.length) {
     // Counted apart (ADR 0051): with `count(*) over ()` the planner walks the primary key over every link
-    // of the workspace, while a count alone is answered by the tag index and the page alone stops at its
-    // last row. Both statements go out at once.
-    const [data, counted] = await Promise.all([
-      loadLinks(ctx.db, now, { where, orderBy: linkOrder(p.sort_by, p.sort), limit: p.per_page, offset }),
-      ctx.db.select({ n: count() }).from(links).where(where),
-    ]);
-    return { data: [...data], total: counted[0]?.n ?? 0, page: p.page, perPage: p.per_page };
+    // of the workspace. One tag and no other filter: the trigger-kept count. Then the page: a tag few
+    // links carry is read through the tag index first (the `offset 0` keeps the planner from walking
+    // the primary key in search of it); a common one is met within the first rows of that walk.
+    const total = await tagFilteredTotal(ctx, workspaceId, p, where);
+    const pageWhere = total <= SPARSE_TAG_LINKS ? and(where, sql`${links.id} in (select ${links.id} from ${links} where ${where} offset 0)`) : where;
+    const data = await loadLinks(ctx.db, now, { where: pageWhere, orderBy: linkOrder(p.sort_by, p.sort), limit: p.per_page, offset });
+    return { data: [...data], total, page: p.page, perPage: p.per_page };
   }
   // The size of the filtered set comes from the same scan as the page.
   const data = await loadLinks(ctx.db, now, { where, orderBy: linkOrder(p.sort_by, p.sort), limit: p.per_page, offset, total: "window" });
