@@ -38,7 +38,9 @@ type Side = { label: string; root: string; port: number; process?: ChildProcess;
 /** Starts a checkout's launcher and resolves once it says it is running. */
 function startLauncher(side: Side): Promise<ChildProcess> {
   const env = { DATABASE_URL: side.db?.url ?? "", HOST, PORT: String(side.port), ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000", ACCESS_LOG: "off" };
-  return startProcess(["--import", "tsx", "launcher/src/main.ts"], env, side.root, `${side.label}: server`);
+  // BENCH_NODE_FLAGS: extra flags for both servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-api` to see where a create's time goes.
+  const flags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(" ").map((f) => f.replace("{side}", side.label)) : [];
+  return startProcess([...flags, "--import", "tsx", "launcher/src/main.ts"], env, side.root, `${side.label}: server`);
 }
 
 /** CPU time (user + system) of a process so far, in ms (Linux). */
