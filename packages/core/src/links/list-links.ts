@@ -9,9 +9,6 @@ import type { Link } from "./link-columns.ts";
 import { linkOrder, loadLinkPage, loadLinks } from "./load-links.ts";
 import { ListLinksInput, type ListLinksInput as ListInput } from "./schemas.ts";
 
-/** Below this many links carrying the filtered tags, a page is read through the tag index (ADR 0051). */
-const SPARSE_TAG_LINKS = 20_000;
-
 /** The size of a tag-filtered list: `workspace_tags`' count for one tag alone, else a count the tag index answers. */
 async function tagFilteredTotal(ctx: Ctx, workspaceId: number, p: LinkFilters, where: SQL | undefined): Promise<number> {
   const [only] = p.tag ?? [];
@@ -51,7 +48,17 @@ export async function listLinks({ ctx, input }: { ctx: Ctx; input: ListInput | u
     // links carry is read through the tag index first (the `offset 0` keeps the planner from walking
     // the primary key in search of it); a common one is met within the first rows of that walk.
     const total = await tagFilteredTotal(ctx, workspaceId, p, where);
-    const pageWhere = total <= SPARSE_TAG_LINKS ? and(where, sql`${links.id} in (select ${links.id} from ${links} where ${where} offset 0)`) : where;
+    // Walking the primary key reads about per_page × links ÷ total rows to fill a page; the tag index
+    // reads `total`. The index wins when total² < per_page × links (5,000 of 1,000,000 links for 25).
+    const workspaceLinks = Number(
+      (
+        await ctx.db
+          .select({ n: sql<number>`coalesce(sum(${linkCounts.n}), 0)` })
+          .from(linkCounts)
+          .where(eq(linkCounts.workspaceId, workspaceId))
+      )[0]?.n ?? 0,
+    );
+    const pageWhere = total * total < p.per_page * workspaceLinks ? and(where, sql`${links.id} in (select ${links.id} from ${links} where ${where} offset 0)`) : where;
     const data = await loadLinks(ctx.db, now, { where: pageWhere, orderBy: linkOrder(p.sort_by, p.sort), limit: p.per_page, offset });
     return { data: [...data], total, page: p.page, perPage: p.per_page };
   }
