@@ -138,7 +138,7 @@ export function createHealthChecker(deps: HealthCheckerDeps): HealthChecker {
     };
     await Promise.all(Array.from({ length: Math.min(config.concurrency, claimed.length) }, worker));
     const { broken } = await recordHealthResults(ctx, results);
-    if (broken.length) log.info({ links: broken }, "destinations found broken");
+    if (broken.length) log.info({ count: broken.length, links: broken.slice(0, 20) }, "destinations found broken");
     return { claimed: claimed.length, checked: results.filter((r) => r.health !== null).length, broken, requests };
   }
 
