@@ -285,7 +285,10 @@ describe("destination health", () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
     // The destination answers 404 only once the test lets it.
-    const slow = await destination(async () => (await gate, { status: 404 }));
+    const slow = await destination(async () => {
+      await gate;
+      return { status: 404 };
+    });
     const l = await link(`${slow.url}/old`);
     const c = checker({ timeoutMs: 10_000 });
     try {
