@@ -133,7 +133,11 @@ describe("destination health, end to end", () => {
       expect(delivery?.payload.type).toBe("link.broken");
       expect(delivery?.payload.data).toEqual(l);
       const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(delivery?.signature ?? "") ?? [];
-      expect(createHmac("sha256", hook.secret as string).update(`${t}.${delivery?.body}`).digest("hex")).toBe(v1);
+      expect(
+        createHmac("sha256", hook.secret as string)
+          .update(`${t}.${delivery?.body}`)
+          .digest("hex"),
+      ).toBe(v1);
     }
     console.log(
       [

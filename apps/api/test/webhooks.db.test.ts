@@ -114,7 +114,11 @@ describe("/api/v1/webhooks", () => {
   });
 
   it.each([
-    ["no fields", {}, { url: ["The url field is required."], events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed, link.broken."] }],
+    [
+      "no fields",
+      {},
+      { url: ["The url field is required."], events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed, link.broken."] },
+    ],
     ["a scheme other than http(s)", { url: "javascript:alert(1)", events: "link.created" }, { url: ["The url must start with http:// or https://."] }],
     ["credentials in the URL", { url: "https://me:pw@hooks.example/", events: "link.created" }, { url: ["The url must not contain a user name or password."] }],
     [

@@ -75,7 +75,12 @@ async function link(url: string): Promise<Link> {
 
 const read = (id: number) => getLink({ ctx: user.ctx, id });
 const brokenEvents = async () =>
-  (await database.db.select().from(webhookEvents).where(and(eq(webhookEvents.workspaceId, user.workspaceId), eq(webhookEvents.type, "link.broken")))).map((e) => e.data as { id: number; health_reason: string });
+  (
+    await database.db
+      .select()
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.workspaceId, user.workspaceId), eq(webhookEvents.type, "link.broken")))
+  ).map((e) => e.data as { id: number; health_reason: string });
 
 describe("destination health", () => {
   it("flags what is broken, with the reason, and leaves what works ok", async () => {
@@ -272,7 +277,10 @@ describe("destination health", () => {
     const disabled = await link(`${d.url}/off`);
     await updateLink({ ctx: user.ctx, id: disabled.id, input: { disabled: 1 } });
     const expired = await link(`${d.url}/expired`);
-    await database.db.update(links).set({ endsAt: new Date(Date.now() - 60_000) }).where(eq(links.id, expired.id));
+    await database.db
+      .update(links)
+      .set({ endsAt: new Date(Date.now() - 60_000) })
+      .where(eq(links.id, expired.id));
     const run = await withChecker({}, (c) => c.runOnce(10));
     expect([run.claimed, run.checked]).toEqual([1, 0]);
     expect(d.hits).toEqual([]);

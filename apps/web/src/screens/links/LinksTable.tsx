@@ -68,7 +68,10 @@ export function LinksTable({
               {link.health === "broken" ? (
                 <>
                   {" "}
-                  <span className="badge health-broken" title={`Destination broken: ${link.health_reason ?? "unknown"}${link.health_checked_at ? ` (checked ${link.health_checked_at.slice(0, 16).replace("T", " ")} UTC)` : ""}`}>
+                  <span
+                    className="badge health-broken"
+                    title={`Destination broken: ${link.health_reason ?? "unknown"}${link.health_checked_at ? ` (checked ${link.health_checked_at.slice(0, 16).replace("T", " ")} UTC)` : ""}`}
+                  >
                     Broken<span className="visually-hidden">: {link.health_reason}</span>
                   </span>
                 </>

@@ -19,7 +19,20 @@ export type LinkFilters = {
   page: number;
 };
 
-export const INITIAL_FILTERS: LinkFilters = { search: "", search_by: "title", status: 0, domain_id: "", space_id: "", pixel_id: "", tag: "", health: "", sort_by: "id", sort: "desc", per_page: 25, page: 1 };
+export const INITIAL_FILTERS: LinkFilters = {
+  search: "",
+  search_by: "title",
+  status: 0,
+  domain_id: "",
+  space_id: "",
+  pixel_id: "",
+  tag: "",
+  health: "",
+  sort_by: "id",
+  sort: "desc",
+  per_page: 25,
+  page: 1,
+};
 
 /** The filters after a change of one: any change but the page's goes back to page 1. */
 export function withFilter<K extends keyof LinkFilters>(filters: LinkFilters, key: K, value: LinkFilters[K]): LinkFilters {
