@@ -147,7 +147,10 @@ describe("destination health, end to end", () => {
           return `  /${l.alias} → ${l.url}: health=${now.health} reason=${now.health_reason ?? "null"} checked=${now.health_checked_at}`;
         }),
         `  GET /api/v1/links?health=broken → ${broken.meta.total} links: ${broken.data.map((l) => l.alias).join(", ")}`,
-        ...received.map((d) => `  webhook ${d.event} delivered to ${receiverUrl}/hooks: ${d.body.slice(0, 160)}…`),
+        ...received.map(
+          (d) =>
+            `  webhook ${d.event} delivered (signed) to ${receiverUrl}/hooks: delivery ${String((JSON.parse(d.body) as { id: number }).id)}, data = the link JSON: alias=${String(d.payload.data.alias)} health=${String(d.payload.data.health)} health_reason=${String(d.payload.data.health_reason)} (${d.body.length} bytes)`,
+        ),
       ].join("\n"),
     );
   });
