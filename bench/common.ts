@@ -28,7 +28,8 @@ export async function startService(env: Record<string, string>): Promise<Service
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env, PORT: String(port) },
+    // Destination health checks off unless `env` turns them on: a benchmark measures its own path (bench:health measures them).
+    env: { ...process.env, LOG_LEVEL: "warn", HEALTH_CHECKS: "off", ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "inherit"],
   });
   child.stdout.resume();
@@ -62,7 +63,8 @@ export async function startService(env: Record<string, string>): Promise<Service
 export function startProcess(args: string[], env: Record<string, string>, cwd: string, label = "server", cpu?: number): Promise<ChildProcess> {
   // `cpu`: pinned to that CPU with taskset (util-linux), so the scheduler's placement is the same for every process.
   const [command, argv] = cpu === undefined ? [process.execPath, args] : ["taskset", ["-c", String(cpu), process.execPath, ...args]];
-  const child = spawn(command, argv, { cwd, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  // Destination health checks off unless `env` turns them on (bench:health measures them).
+  const child = spawn(command, argv, { cwd, env: { ...process.env, LOG_LEVEL: "warn", HEALTH_CHECKS: "off", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));

@@ -98,7 +98,7 @@ async function main(): Promise<number> {
   let exitCode = 0;
   try {
     const port = await freePort();
-    const env = parseEnv({ DATABASE_URL: bench.url, HOST, PORT: String(port), ADMIN_API_KEY: apiKey, RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "silent" });
+    const env = parseEnv({ DATABASE_URL: bench.url, HOST, PORT: String(port), ADMIN_API_KEY: apiKey, RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "silent", HEALTH_CHECKS: "off" });
     const running = await startServer(env, pino({ level: "silent" }));
     try {
       const params = await seed(bench.url, localDomainName(HOST, port));

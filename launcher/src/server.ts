@@ -250,6 +250,20 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
       const partitions = createClickPartitionKeeper({ database, now, log: logger, retentionDays: env.CLICK_RETENTION_DAYS, auditRetentionDays: env.AUDIT_RETENTION_DAYS });
       closers.push(() => partitions.close());
       await partitions.start();
+      // And destination health: each active link's destination looked at about once a day (CONTRACT §25, ADR 0054).
+      if (env.HEALTH_CHECKS === "on") {
+        const { createHealthChecker } = await import("@shortener/worker");
+        const { createEventData } = await import("@shortener/api/events");
+        const health = createHealthChecker({
+          database,
+          now,
+          log: logger,
+          events: createEventData({ shortUrlScheme: env.SHORT_URL_SCHEME }),
+          config: { hostRatePerSecond: env.HEALTH_HOST_RATE, timeoutMs: env.HEALTH_TIMEOUT_MS, allowPrivate: env.HEALTH_ALLOW_PRIVATE },
+        });
+        closers.push(() => health.close());
+        health.start();
+      }
     }
 
     if (runs.has("redirect")) {

@@ -1,4 +1,6 @@
 import { freePort, openServerStorage } from "@shortener/db/testing";
+import { eq } from "drizzle-orm";
+import { links } from "@shortener/db";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -46,7 +48,8 @@ beforeAll(async () => {
   cleanups.push(() => storage.close());
   const port = await freePort();
   server = await startServer(
-    parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000", GEO_COUNTRY_HEADER: COUNTRY_HEADER }),
+    // Destination health checks off: the screens' links point at hosts that do not exist here.
+    parseEnv({ ...storage.settings, PORT: String(port), ADMIN_API_KEY: ADMIN_KEY, RATE_LIMIT_PER_MINUTE: "100000", GEO_COUNTRY_HEADER: COUNTRY_HEADER, HEALTH_CHECKS: "off" }),
     pino({ level: "silent" }),
   );
   base = `http://localhost:${port}`;
@@ -113,9 +116,12 @@ async function capture(name: string, options: { mask?: Locator[]; scrollTo?: Loc
       if (suffix === "390") {
         // Charts take their width from a resize observer, a frame or more after the resize (longer on a busy machine): wait for the page to settle.
         const overflow = () => target.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`) as Promise<number>;
-        await expect.poll(overflow, { timeout: 5_000 }).toBeLessThanOrEqual(0).catch(async () => {
-          expect(await overflow(), `${name} scrolls sideways at 390 px (widest: ${await target.evaluate(WIDEST_ELEMENT)})`).toBeLessThanOrEqual(0);
-        });
+        await expect
+          .poll(overflow, { timeout: 5_000 })
+          .toBeLessThanOrEqual(0)
+          .catch(async () => {
+            expect(await overflow(), `${name} scrolls sideways at 390 px (widest: ${await target.evaluate(WIDEST_ELEMENT)})`).toBeLessThanOrEqual(0);
+          });
       }
       // A screen whose subject is below its top (a link's analytics): that part at the top of the picture.
       const scrollTo = suffix === "390" ? (options.scrollAt390 ?? options.scrollTo) : options.scrollTo;
@@ -301,8 +307,22 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("region", { name: "Bulk actions" }).getByRole("button", { name: "Delete" }).click();
     await expect.poll(() => page.locator("table.links tbody tr").count(), { timeout: 10_000 }).toBe(1);
     expect(await page.locator("table.links tbody tr").innerText()).toContain("other-two");
-    const remaining = (await api("GET", "/api/v1/links")) as Array<{ alias: string }>;
+    const remaining = (await api("GET", "/api/v1/links")) as Array<{ id: number; alias: string }>;
     expect(remaining.map((l) => l.alias)).toEqual(["other-two"]);
+
+    // Destination health (CONTRACT §25): a link the worker found broken carries a Broken badge, and the Health filter finds it.
+    await server.database.db
+      .update(links)
+      .set({ health: "broken", healthReason: "HTTP 404", healthCheckedAt: new Date() })
+      .where(eq(links.id, remaining[0]?.id ?? 0));
+    await page.reload();
+    await expect.poll(() => page.locator("table.links .health-broken").count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.locator("table.links .health-broken").innerText()).toContain("Broken");
+    await page.getByLabel("Health", { exact: true }).selectOption({ label: "OK" });
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(0);
+    await page.getByLabel("Health", { exact: true }).selectOption({ label: "Broken" });
+    await expect.poll(() => page.locator("table.links tbody tr").count()).toBe(1);
+    await page.getByLabel("Health", { exact: true }).selectOption({ label: "Any" });
   }, 180_000);
 
   it("at 390 × 844: the menu folds behind a Menu button (Escape closes it, focus handled), the filters behind Filters, and the first link row is on the first screen", async () => {

@@ -36,6 +36,16 @@ describe("settings (CONTRACT §13)", () => {
     expect(parseEnv({ WEBHOOK_ALLOW_PRIVATE: "0" }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
   });
 
+  it("reads the destination health settings (CONTRACT §25), on by default and private destinations refused", () => {
+    expect(parseEnv({})).toMatchObject({ HEALTH_CHECKS: "on", HEALTH_HOST_RATE: 2, HEALTH_TIMEOUT_MS: 10_000, HEALTH_ALLOW_PRIVATE: false });
+    expect(parseEnv({ HEALTH_CHECKS: "off", HEALTH_HOST_RATE: "5", HEALTH_TIMEOUT_MS: "2500", HEALTH_ALLOW_PRIVATE: "1" })).toMatchObject({
+      HEALTH_CHECKS: "off",
+      HEALTH_HOST_RATE: 5,
+      HEALTH_TIMEOUT_MS: 2500,
+      HEALTH_ALLOW_PRIVATE: true,
+    });
+  });
+
   it.each([
     ["PORT", "abc"],
     ["PORT", "0"],
@@ -64,6 +74,13 @@ describe("settings (CONTRACT §13)", () => {
     ["RESERVED_HOSTS", "*.*.example"],
     ["RESERVED_HOSTS", "http://x.example/path"],
     ["WEBHOOK_ALLOW_PRIVATE", "yes"],
+    ["HEALTH_CHECKS", "false"],
+    ["HEALTH_HOST_RATE", "0"],
+    ["HEALTH_HOST_RATE", "1.5"],
+    ["HEALTH_HOST_RATE", "101"],
+    ["HEALTH_TIMEOUT_MS", "50"],
+    ["HEALTH_TIMEOUT_MS", "10s"],
+    ["HEALTH_ALLOW_PRIVATE", "true"],
   ])("%s=%s stops the start with one line naming it", (name, value) => {
     let message = "";
     try {

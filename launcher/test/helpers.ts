@@ -51,9 +51,13 @@ export type ServiceProcess = {
   stop(): Promise<void>;
 };
 
-/** The real entry point (`node --import tsx launcher/src/main.ts`) as a child process, with `env` over this process's environment. */
+/**
+ * The real entry point (`node --import tsx launcher/src/main.ts`) as a child process, with `env` over this
+ * process's environment; destination health checks off unless `env` turns them on (the tests' links point
+ * at hosts that do not exist here).
+ */
 export function spawnService(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "launcher/src/main.ts"], { cwd: ROOT, env: { ...process.env, HEALTH_CHECKS: "off", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (chunk) => (output += String(chunk)));
   child.stderr?.on("data", (chunk) => (output += String(chunk)));

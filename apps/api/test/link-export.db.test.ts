@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 const HEADER =
-  "url,alias,domain,domain_id,title,password,space_id,pixel_ids,tags,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash";
+  "url,alias,domain,domain_id,title,password,space_id,pixel_ids,tags,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash,health,health_reason,health_checked_at";
 
 /** RFC 4180 records of a whole file, cells unquoted. */
 function parseCsv(text: string): string[][] {

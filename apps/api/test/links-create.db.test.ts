@@ -199,6 +199,9 @@ describe("creating a link: what is stored and returned", () => {
       utm_campaign: null,
       utm_term: null,
       utm_content: null,
+      health: "unchecked",
+      health_reason: null,
+      health_checked_at: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });

@@ -37,6 +37,9 @@ const bare: Link = {
   domain,
   pixels: [],
   tags: [],
+  health: "unchecked",
+  healthReason: null,
+  healthCheckedAt: null,
   createdAt: at,
   updatedAt: at,
 };
@@ -60,6 +63,9 @@ const full: Link = {
   status: 3,
   space,
   pixels: [pixel],
+  health: "broken",
+  healthReason: "HTTP 404",
+  healthCheckedAt: at,
 };
 const user: User = { id: 1, email: "a@example.test", name: "A", role: "admin", createdAt: at };
 

@@ -114,18 +114,22 @@ describe("/api/v1/webhooks", () => {
   });
 
   it.each([
-    ["no fields", {}, { url: ["The url field is required."], events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed."] }],
+    [
+      "no fields",
+      {},
+      { url: ["The url field is required."], events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed, link.broken."] },
+    ],
     ["a scheme other than http(s)", { url: "javascript:alert(1)", events: "link.created" }, { url: ["The url must start with http:// or https://."] }],
     ["credentials in the URL", { url: "https://me:pw@hooks.example/", events: "link.created" }, { url: ["The url must not contain a user name or password."] }],
     [
       "an unknown event",
       { url: "https://hooks.example/", "events[]": ["link.created", "link.exploded"] },
-      { "events.1": ['The event "link.exploded" is not one of link.created, link.updated, link.deleted, link.clicked, import.completed.'] },
+      { "events.1": ['The event "link.exploded" is not one of link.created, link.updated, link.deleted, link.clicked, import.completed, link.broken.'] },
     ],
     [
       "an empty event list",
       { url: "https://hooks.example/", events: "" },
-      { events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed."] },
+      { events: ["The events must be a non-empty list of link.created, link.updated, link.deleted, link.clicked, import.completed, link.broken."] },
     ],
     ["disabled out of range", { url: "https://hooks.example/", events: "link.created", disabled: "2" }, { disabled: ["The disabled must be one of 0, 1."] }],
     ["a NUL byte", { url: "https://hooks.example/\u0000", events: "link.created" }, { url: ["The url field must not contain a NUL character (U+0000)."] }],

@@ -13,6 +13,11 @@ describe("the links list's filters", () => {
     expect(listInputOf(filters, "typed")).not.toHaveProperty("pixel_id");
   });
 
+  it("send the health filter when one is chosen (CONTRACT §25: health=broken)", () => {
+    expect(listInputOf({ ...INITIAL_FILTERS, health: "broken" }, "")).toMatchObject({ health: "broken" });
+    expect(listInputOf(INITIAL_FILTERS, "")).not.toHaveProperty("health");
+  });
+
   it("go back to page 1 on any change but the page's", () => {
     const onPage3 = withFilter(INITIAL_FILTERS, "page", 3);
     expect(onPage3.page).toBe(3);
@@ -23,6 +28,7 @@ describe("the links list's filters", () => {
     [{}, 0],
     [{ search: "typed", page: 4 }, 0],
     [{ status: 3 as const }, 1],
+    [{ health: "broken" as const }, 1],
     [{ domain_id: 4 as const, space_id: 2 as const, pixel_id: 9 as const }, 3],
     [{ search_by: "url" as const, sort_by: "clicks" as const, sort: "asc" as const, per_page: 100 as const }, 4],
   ])("count the folded filters set (the phone's Filters button): %j → %i", (changes, count) => {

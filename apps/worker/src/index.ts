@@ -6,3 +6,6 @@ export { signatureHeader } from "./webhooks/sign.ts";
 export { createClickPartitionKeeper, CLICK_PARTITION_INTERVAL_MS, type ClickPartitionKeeper, type ClickPartitionKeeperDeps, type ClickPartitionRun } from "./click-partitions.ts";
 export { runCli, type CliIo } from "./run-cli.ts";
 export { importRowsOf } from "./process-job.ts";
+export { createHealthChecker, batchSizeFor, DEFAULT_HEALTH_CONFIG, type HealthChecker, type HealthCheckerConfig, type HealthCheckerDeps, type HealthRun } from "./health/checker.ts";
+export { checkDestination, type CheckOutcome } from "./health/check-destination.ts";
+export { createHostLimiter, type HostLimiter } from "./health/host-limiter.ts";

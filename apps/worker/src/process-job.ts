@@ -1,6 +1,7 @@
 import {
   claimImport,
   completeImport,
+  EARLIER_EXPORT_COLUMNS,
   EXPORT_COLUMNS,
   failImport,
   importFileReading,
@@ -52,7 +53,7 @@ export function importRowsOf(input: AsyncIterable<string | Uint8Array>, format: 
     const problem = reading.checkHeader(names);
     if (problem) throw new ImportFileError(problem);
   };
-  if (!reading.compile) return readCsvRows(input, { columns: reading.columns, ownHeader: EXPORT_COLUMNS, onHeader });
+  if (!reading.compile) return readCsvRows(input, { columns: reading.columns, ownHeader: EXPORT_COLUMNS, earlierOwnHeaders: [EARLIER_EXPORT_COLUMNS], onHeader });
   // Each readable record translated into an import row (same line) by a translator compiled for the
   // file's header; an unreadable one stays a row error.
   return readCsvRowsWith(input, { headerKey: reading.headerKey, onHeader, compile: reading.compile });

@@ -66,14 +66,16 @@ export { verifyWebhook, WEBHOOK_EVENTS, DEFAULT_TOLERANCE_SECONDS, type WebhookE
 /**
  * What a webhook delivery's body holds (CONTRACT §18): `id` is the delivery's id (the
  * `Shortener-Delivery` header; dedupe on it), `data` the link as `links.get` answers it, the import job
- * as `imports.get` does, or for `link.clicked` the clicks of one link added up over one write.
+ * as `imports.get` does, or for `link.clicked` the clicks of one link added up over one write. `link.broken`
+ * (CONTRACT §25) carries the link whose destination the worker has just found broken, its `health_reason` set.
  */
 export type WebhookPayload =
   | WebhookDelivery<"link.created", RouterOutputs["links"]["get"]>
   | WebhookDelivery<"link.updated", RouterOutputs["links"]["get"]>
   | WebhookDelivery<"link.deleted", RouterOutputs["links"]["get"]>
   | WebhookDelivery<"link.clicked", { link_id: number; clicks: number; from: string; to: string }>
-  | WebhookDelivery<"import.completed", RouterOutputs["imports"]["get"]>;
+  | WebhookDelivery<"import.completed", RouterOutputs["imports"]["get"]>
+  | WebhookDelivery<"link.broken", RouterOutputs["links"]["get"]>;
 
 /** One delivery's body: its id, event type, when the event happened, and the event's data. */
 export type WebhookDelivery<T extends WebhookEventType, D> = { id: number; type: T; created_at: string; data: D };

@@ -203,7 +203,7 @@ describe("@shortener/client, packed and installed outside the workspace", () => 
       sameAlias: true,
       total: 1,
       failure: { slug: "validation_failed", fieldErrors: { url: ["The url must start with http:// or https://."] } },
-      events: ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed"],
+      events: ["link.created", "link.updated", "link.deleted", "link.clicked", "import.completed", "link.broken"],
       firstEvent: "link.created",
     });
     console.log(`packed client: ${tarball.split("/").at(-1)}; consumer output ${stdout.trim()}`);

@@ -35,6 +35,13 @@ describe("@shortener/client types", () => {
     expectTypeOf<RouterOutputs["domains"]["get"]["verified"]>().toEqualTypeOf<boolean>();
     expectTypeOf<RouterOutputs["domains"]["get"]["verification"]>().toEqualTypeOf<{ type: "TXT"; name: string; value: string } | null>();
     expectTypeOf<RouterOutputs["links"]["get"]["domain"]["verified"]>().toEqualTypeOf<boolean>();
+    // CONTRACT §25: the destination's health, as the worker last found it.
+    expectTypeOf<RouterOutputs["links"]["get"]["health"]>().toEqualTypeOf<"ok" | "broken" | "unchecked">();
+    expectTypeOf<RouterOutputs["links"]["get"]["health_reason"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterOutputs["links"]["get"]["health_checked_at"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterInputs["links"]["list"]["health"]>().toEqualTypeOf<"ok" | "broken" | "unchecked" | null | undefined>();
+    // @ts-expect-error an unknown health does not compile
+    void client.links.list.query({ health: "dead" });
     expectTypeOf(client.domains.verify.mutate).parameter(0).toEqualTypeOf<{ id: number }>();
     expectTypeOf(client.domains.verify.mutate).returns.resolves.toEqualTypeOf<RouterOutputs["domains"]["get"]>();
   });
@@ -151,7 +158,7 @@ describe("@shortener/client types", () => {
   it("types webhooks: the secret only on create, the events, and each delivery's data by its type", () => {
     expectTypeOf<RouterOutputs["webhooks"]["create"]["secret"]>().toEqualTypeOf<string>();
     expectTypeOf<RouterOutputs["webhooks"]["get"]>().not.toHaveProperty("secret");
-    expectTypeOf<RouterOutputs["webhooks"]["get"]["events"]>().toEqualTypeOf<Array<"link.created" | "link.updated" | "link.deleted" | "link.clicked" | "import.completed">>();
+    expectTypeOf<RouterOutputs["webhooks"]["get"]["events"]>().toEqualTypeOf<Array<"link.created" | "link.updated" | "link.deleted" | "link.clicked" | "import.completed" | "link.broken">>();
     expectTypeOf<RouterOutputs["webhooks"]["deliveries"]["data"][number]["next_try_at"]>().toEqualTypeOf<string | null>();
     expectTypeOf<RouterOutputs["webhooks"]["deliveries"]["data"][number]["status"]>().toEqualTypeOf<"succeeded" | "failed">();
     // @ts-expect-error an unknown event does not compile
@@ -161,5 +168,6 @@ describe("@shortener/client types", () => {
     if (payload.type === "link.clicked") expectTypeOf(payload.data).toEqualTypeOf<{ link_id: number; clicks: number; from: string; to: string }>();
     if (payload.type === "link.deleted") expectTypeOf(payload.data).toEqualTypeOf<RouterOutputs["links"]["get"]>();
     if (payload.type === "import.completed") expectTypeOf(payload.data.status).toEqualTypeOf<"queued" | "running" | "completed" | "failed">();
+    if (payload.type === "link.broken") expectTypeOf(payload.data.health).toEqualTypeOf<"ok" | "broken" | "unchecked">();
   });
 });

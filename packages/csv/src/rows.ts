@@ -39,6 +39,8 @@ export type ReadCsvOptions = {
    * as it is.
    */
   ownHeader?: readonly string[];
+  /** Earlier header rows of this service's own files (an export before a column was added): read as `ownHeader` is. */
+  earlierOwnHeaders?: ReadonlyArray<readonly string[]>;
   /**
    * What each header cell is called (default: `normalizeHeader`'s trimmed, lower-cased name). Another
    * service's export is read with its format's own rule, so `Long URL` and `long_url` are one column.
@@ -80,7 +82,7 @@ export async function* readCsvRows(input: CsvInput, options: ReadCsvOptions = {}
   for await (const record of readCsvRecords(input, options)) {
     if (header === undefined) {
       if (record.error !== undefined) throw new CsvFormatError(record.line, `The header row cannot be read: ${record.error}`);
-      isOwnFile = options.ownHeader !== undefined && isSameHeader(record.cells, options.ownHeader);
+      isOwnFile = [...(options.ownHeader ? [options.ownHeader] : []), ...(options.earlierOwnHeaders ?? [])].some((own) => isSameHeader(record.cells, own));
       const names = options.headerKey ? record.cells.map(options.headerKey) : normalizeHeader(record.cells);
       options.onHeader?.(names);
       const keep = options.columns ? new Set(options.columns) : undefined;

@@ -170,6 +170,16 @@ export const Settings = z.object({
   WEBHOOK_ALLOW_PRIVATE: enumSetting(["0", "1"])
     .default("0")
     .transform((value) => value === "1"),
+  /** `off`: the worker looks at no destination (CONTRACT §25, docs/link-features.md); `on`: each active link's about once a day. */
+  HEALTH_CHECKS: enumSetting(["on", "off"]).default("on"),
+  /** Requests a second the health checks send to any one destination host, per worker process. */
+  HEALTH_HOST_RATE: intSetting(1, 100).default(2),
+  /** Each health check request's (and DNS lookup's) time limit, in milliseconds. */
+  HEALTH_TIMEOUT_MS: intSetting(100, 120_000).default(10_000),
+  /** `1`: health checks look at private, loopback and link-local destinations too (tests, intranets); otherwise those stay `unchecked`. */
+  HEALTH_ALLOW_PRIVATE: enumSetting(["0", "1"])
+    .default("0")
+    .transform((value) => value === "1"),
   LOG_LEVEL: enumSetting(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Serve Prometheus `/metrics` on HOST at this port (CONTRACT §16); unset: no metrics. */
   METRICS_PORT: intSetting(1, 65535).optional(),

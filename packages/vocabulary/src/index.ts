@@ -5,7 +5,7 @@
  * these lists without drizzle, zod or Node (tooling/eslint/boundaries.js keeps it so).
  */
 export { IMPORT_FORMAT_LABELS, IMPORT_FORMATS, IMPORT_STATUSES, type ImportFormat, type ImportStatus } from "./imports.ts";
-export { LINK_FIELDS, LINK_STATUS, LINK_STATUS_NAMES, type LinkField, type LinkStatus } from "./links.ts";
+export { LINK_FIELDS, LINK_HEALTH, LINK_STATUS, LINK_STATUS_NAMES, type LinkField, type LinkHealth, type LinkStatus } from "./links.ts";
 export { PIXEL_TYPES, type PixelType } from "./pixels.ts";
 export { API_KEY_SCOPES, type Scope } from "./scopes.ts";
 export { GROUP_OF_TYPE, PLATFORMS, TARGET_GROUPS, TARGET_TYPE_VALUES, TARGET_TYPES, type Platform, type TargetGroup, type TargetType } from "./targeting.ts";

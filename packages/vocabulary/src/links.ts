@@ -33,3 +33,11 @@ export const LINK_FIELDS = [
   "rotation",
 ] as const;
 export type LinkField = (typeof LINK_FIELDS)[number];
+
+/**
+ * A link destination's health (CONTRACT §25), as the worker last found it: `ok`, `broken` (with the
+ * reason), or `unchecked` (not looked at yet, the url changed since, or not checkable). The rules are the
+ * worker's (apps/worker/src/health/).
+ */
+export const LINK_HEALTH = ["ok", "broken", "unchecked"] as const;
+export type LinkHealth = (typeof LINK_HEALTH)[number];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { API_KEY_SCOPES, IMPORT_FORMATS, PIXEL_TYPES, WEBHOOK_EVENT_TYPES } from "@shortener/core";
+import { API_KEY_SCOPES, IMPORT_FORMATS, LINK_HEALTH, PIXEL_TYPES, WEBHOOK_EVENT_TYPES } from "@shortener/core";
 
 /*
  * The JSON the REST API answers (CONTRACT §2, §3), as zod schemas: the OpenAPI document is generated
@@ -76,6 +76,14 @@ export const LinkJson = z.strictObject({
   utm_campaign: z.string().nullable(),
   utm_term: z.string().nullable(),
   utm_content: z.string().nullable(),
+  health: z
+    .enum(LINK_HEALTH)
+    .describe("the destination's health as the worker last found it (about once a day): ok, broken, or unchecked (not looked at yet, the url changed since, or a private address)"),
+  health_reason: z
+    .string()
+    .nullable()
+    .describe("why it is broken (`HTTP 404`, `timeout`, `DNS`, `TLS`, `connection refused`, `too many redirects`, …) or unchecked (`private address`); null when ok or never looked at"),
+  health_checked_at: Timestamp.nullable().describe("when the worker last looked at the destination; null: never, or not since the url changed"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

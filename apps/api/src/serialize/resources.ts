@@ -72,6 +72,9 @@ function buildSerializers(config: Pick<ApiConfig, "shortUrlScheme">, view: { isV
     pixels: l.pixels.map((p) => ({ id: p.id, name: p.name, type: p.type, value: p.value })),
     tags: l.tags,
     ...utmOf(l.url),
+    health: l.health,
+    health_reason: l.healthReason,
+    health_checked_at: l.healthCheckedAt ? iso(l.healthCheckedAt) : null,
     created_at: iso(l.createdAt),
     updated_at: iso(l.updatedAt),
   });

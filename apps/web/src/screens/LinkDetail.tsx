@@ -5,6 +5,7 @@ import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
 import { messageOf, useTRPC } from "../trpc.ts";
 import { copyText, ErrorBanner } from "../ui.tsx";
 import { useCan } from "../workspace.ts";
+import { HEALTH_NAMES } from "./links/link-filters.ts";
 
 // One link's analytics is its own chunk (with the analytics screen's parts), loaded with this screen.
 const LinkAnalytics = lazy(() => import("../analytics/LinkAnalytics.tsx").then((m) => ({ default: m.LinkAnalytics })));
@@ -70,6 +71,12 @@ export function LinkDetailScreen({ id }: { id: number }) {
           <dt>Status</dt>
           <dd>
             <span className={`badge status-${l.status}`}>{LINK_STATUS_NAMES[l.status]}</span>
+          </dd>
+          <dt>Destination health</dt>
+          <dd data-testid="health">
+            {HEALTH_NAMES[l.health]}
+            {l.health_reason ? ` (${l.health_reason})` : ""}
+            {l.health_checked_at ? `, checked ${new Date(l.health_checked_at).toLocaleString()}` : ""}
           </dd>
           <dt>Clicks</dt>
           <dd data-testid="clicks">{l.clicks}</dd>

@@ -1,7 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
-import type { Target } from "./target.ts";
+import { pinnedLookup, type Target } from "./target.ts";
 
 export type SendOptions = {
   /** The whole exchange, from connecting to the response's status line, must fit in this (CONTRACT §18: 10 s). */
@@ -49,10 +48,7 @@ function sendOnce(
   const elapsed = () => performance.now() - started;
   const { url } = target;
   const isHttps = url.protocol === "https:";
-  const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
+  const pinned = pinnedLookup(target);
   return new Promise((resolve) => {
     let isDone = false;
     let timer: NodeJS.Timeout | undefined;

@@ -136,7 +136,16 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     return inserted;
   };
   const toLink = (inserted: typeof links.$inferSelect): Link => {
-    const { passwordHash: storedPassword, privacyPasswordHash: storedPrivacy, importKey: _importKey, domainId: _domainId, spaceId: _spaceId, tagKeys: _tagKeys, ...rest } = inserted;
+    const {
+      passwordHash: storedPassword,
+      privacyPasswordHash: storedPrivacy,
+      importKey: _importKey,
+      domainId: _domainId,
+      spaceId: _spaceId,
+      tagKeys: _tagKeys,
+      healthDueAt: _healthDueAt,
+      ...rest
+    } = inserted;
     if (!refs.domain) throw new Error("domain vanished");
     return {
       ...rest,

@@ -6,14 +6,27 @@ import { parseInput } from "../validation/fields.ts";
 import { linkFilterCondition } from "./link-filters.ts";
 import { EXPORT_PAGE_MAX, ExportLinksInput, ExportLinksPageInput } from "./schemas.ts";
 
-/** The columns of an export: exactly those an import reads (CONTRACT §12, §17), in that order. */
-export const EXPORT_COLUMNS: readonly ImportColumn[] = IMPORT_COLUMNS;
+/**
+ * The read-only columns an export adds after the import's: the destination's health (CONTRACT §25). An
+ * import ignores them (it ignores every column it does not read), so an export still imports unchanged.
+ */
+export const EXPORT_HEALTH_COLUMNS = ["health", "health_reason", "health_checked_at"] as const;
+
+/** The columns of an export: those an import reads (CONTRACT §12, §17), in that order, then the health columns. */
+export const EXPORT_COLUMNS: readonly ExportColumn[] = [...IMPORT_COLUMNS, ...EXPORT_HEALTH_COLUMNS];
+export type ExportColumn = ImportColumn | (typeof EXPORT_HEALTH_COLUMNS)[number];
+
+/**
+ * The header of exports made before the health columns: an import still recognises such a file as an
+ * export and undoes its formula neutralisation.
+ */
+export const EARLIER_EXPORT_COLUMNS: readonly ImportColumn[] = IMPORT_COLUMNS;
 
 /**
  * One link as an export row: every column's cell as text, `""` when not set (as an import reads it).
  * The cells are values; the CSV writer neutralises formulas (`@shortener/csv`), the importer undoes it.
  */
-export type ExportRow = Record<ImportColumn, string>;
+export type ExportRow = Record<ExportColumn, string>;
 
 export type ExportPage = { rows: ExportRow[]; nextCursor: number | null };
 
@@ -28,7 +41,7 @@ const pixelIds = sql<string | null>`(select string_agg(lp.pixel_id::text, ';' or
  * or database that has a domain of that name), the space and pixel ids, expiration in UTC, and with
  * `include=secrets` the stored password hashes in `password_hash` / `privacy_password_hash` (never a
  * clear password: none is stored). Without it those two columns are empty: the file still imports, to
- * links without passwords. Targeting, clicks and dates of creation are not import columns, so they are
+ * links without passwords. The last three columns, the destination's health, are for reading only. Targeting, clicks and dates of creation are not import columns, so they are
  * not exported.
  */
 export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportLinksPageInput }): Promise<ExportPage> {
@@ -54,6 +67,9 @@ export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportL
       expirationUrl: links.expirationUrl,
       endsAt: links.endsAt,
       expirationClicks: links.expirationClicks,
+      health: links.health,
+      healthReason: links.healthReason,
+      healthCheckedAt: links.healthCheckedAt,
     })
     .from(links)
     .innerJoin(domains, eq(domains.id, links.domainId))
@@ -83,6 +99,9 @@ export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportL
         expiration_clicks: String(r.expirationClicks),
         password_hash: r.passwordHash ?? "",
         privacy_password_hash: r.privacyPasswordHash ?? "",
+        health: r.health,
+        health_reason: r.healthReason ?? "",
+        health_checked_at: r.healthCheckedAt?.toISOString() ?? "",
       };
     }),
     nextCursor: last && rows.length === p.limit ? last.id : null,

@@ -1,4 +1,5 @@
 import { links } from "@shortener/db";
+import type { LinkHealth } from "@shortener/vocabulary";
 import type { Domain } from "../domains/domain-columns.ts";
 import type { LinkStatus } from "../expiration/link-status.ts";
 import type { Pixel } from "../pixels/pixel-columns.ts";
@@ -33,6 +34,12 @@ export type Link = LinkTargets & {
   pixels: Pixel[];
   /** Its tags as stored (CONTRACT §25), in the order they were sent. */
   tags: string[];
+  /** The destination's health as the worker last found it (CONTRACT §25): ok, broken or unchecked. */
+  health: LinkHealth;
+  /** Why it is broken, or why it is unchecked (e.g. a private address); null when ok or never looked at. */
+  healthReason: string | null;
+  /** When the worker last looked at the destination; null: never, or not since the url changed. */
+  healthCheckedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -63,6 +70,9 @@ export const linkColumns = {
   endsAt: links.endsAt,
   clicks: links.clicks,
   tags: links.tags,
+  health: links.health,
+  healthReason: links.healthReason,
+  healthCheckedAt: links.healthCheckedAt,
   createdAt: links.createdAt,
   updatedAt: links.updatedAt,
 };

@@ -1,6 +1,7 @@
 import { and, eq, exists, sql, type SQL } from "drizzle-orm";
 import { linkPixels, links, pgArray, type Db } from "@shortener/db";
 import { searchCondition, type SearchColumn } from "./search.ts";
+import type { LinkHealth } from "@shortener/vocabulary";
 import { linkStatusSql } from "../expiration/link-status.ts";
 
 /** The filters of CONTRACT §5 as they are parsed (0 or absent: no filter). */
@@ -13,11 +14,13 @@ export type LinkFilters = {
   pixel_id?: number | undefined;
   /** Tag keys (lower-cased): links carrying any of them (CONTRACT §25). */
   tag?: string[] | undefined;
+  /** The destination's health (CONTRACT §25). */
+  health?: LinkHealth | undefined;
 };
 
 /** True when no filter of §5 is set: all of a user's links. */
 export function isUnfiltered(p: LinkFilters): boolean {
-  return !p.search && !p.status && !p.space_id && !p.domain_id && !p.pixel_id && !p.tag?.length;
+  return !p.search && !p.status && !p.space_id && !p.domain_id && !p.pixel_id && !p.tag?.length && !p.health;
 }
 
 /** The caller's links matching the §5 filters, as one condition: the list and the export both use it. */
@@ -38,5 +41,7 @@ export async function linkFilterCondition(db: Db, workspaceId: number, p: LinkFi
       : undefined,
     // The partial GIN index `links_tag_keys_idx` leaves untagged links out: the first condition lets the planner use it.
     p.tag?.length ? sql`${links.tagKeys} <> '{}'::text[] and ${links.tagKeys} && ${pgArray(p.tag)}::text[]` : undefined,
+    // `broken` reads the partial index `links_health_broken_idx`; ok and unchecked are most links.
+    p.health ? eq(links.health, p.health) : undefined,
   );
 }

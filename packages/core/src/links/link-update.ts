@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { linkPixels, links } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import type { FieldErrors } from "../errors.ts";
@@ -74,8 +74,25 @@ export function changesOf(v: UpdateValues, hashes: Awaited<ReturnType<typeof has
     ...(v.rotation !== undefined ? { lastRotation: null } : {}),
     // Sent tags replace the link's; an empty value removes them all.
     ...(v.tags !== undefined ? tagColumns(v.tags ?? []) : {}),
+    // A new destination has not been checked (CONTRACT §25): its health starts again, and the worker looks soon.
+    ...(v.url !== undefined ? healthResetFor(v.url) : {}),
   };
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The health columns of an update that sends `url`: when the url changes, `unchecked` with no reason and
+ * no time, due for a check at once; the same url sent again keeps them. Decided in the statement, row by
+ * row, so a bulk update resets only the links whose url it changes.
+ */
+function healthResetFor(url: string): Record<string, SQL> {
+  const isSame = sql`${links.url} = ${url}`;
+  return {
+    health: sql`case when ${isSame} then ${links.health} else 'unchecked' end`,
+    healthReason: sql`case when ${isSame} then ${links.healthReason} end`,
+    healthCheckedAt: sql`case when ${isSame} then ${links.healthCheckedAt} end`,
+    healthDueAt: sql`case when ${isSame} then ${links.healthDueAt} else now() end`,
+  };
 }
 
 /**

@@ -89,6 +89,9 @@ function toLinks(rows: Row[]): Link[] & { total?: number } {
     domain,
     pixels: pixels.length ? pixels.map((p) => ({ ...p, createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) })) : [],
     tags: l.tags,
+    health: l.health,
+    healthReason: l.healthReason,
+    healthCheckedAt: l.healthCheckedAt,
     createdAt: l.createdAt,
     updatedAt: l.updatedAt,
   }));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LINK_HEALTH } from "@shortener/vocabulary";
 import { COUNTRY_CODES, LANGUAGE_CODES, PLATFORMS } from "../targeting/codes.ts";
 import { TARGET_TYPE_VALUES } from "../targeting/target-types.ts";
 import { PageParams } from "../lists/pagination.ts";
@@ -211,6 +212,8 @@ export const ListLinksInput = z.object({
   domain_id: onCreate(idField("domain id")),
   pixel_id: onCreate(idField("pixel id")),
   tag: onCreate(tagFilter),
+  /** The destination's health (CONTRACT §25): `health=broken` lists the links the worker found broken. */
+  health: onCreate(stringEnumField("health", LINK_HEALTH)),
   sort_by: defaulted(stringEnumField("sort by", LINK_SORTS), "id"),
 });
 export type ListLinksInput = z.input<typeof ListLinksInput>;
@@ -228,7 +231,7 @@ export const EXPORT_INCLUDES = ["secrets"] as const;
  * `include=secrets` fills the two password-hash columns; without it they are empty. Who may ask for
  * them (a key that could set them, `links:write`) is the adapter's check: core knows no keys.
  */
-export const ExportLinksInput = ListLinksInput.pick({ search: true, search_by: true, status: true, space_id: true, domain_id: true, pixel_id: true, tag: true }).extend({
+export const ExportLinksInput = ListLinksInput.pick({ search: true, search_by: true, status: true, space_id: true, domain_id: true, pixel_id: true, tag: true, health: true }).extend({
   sort: defaulted(stringEnumField("sort", ["asc", "desc"]), "asc"),
   cursor: onCreate(idField("cursor")),
   include: onCreate(stringEnumField("include", EXPORT_INCLUDES)),

@@ -51,6 +51,7 @@ export const EVENT_SCOPES: Record<WebhookEventType, Scope> = {
   "link.deleted": "links:read",
   "link.clicked": "stats:read",
   "import.completed": "imports:write",
+  "link.broken": "links:read",
 };
 
 /** A 422 on `events` for each event whose data the caller could not read itself. */

@@ -310,6 +310,19 @@ export const links = pgTable(
       .default(sql`'{}'::text[]`),
     /** Set by the importer: makes a resumed import idempotent per row. */
     importKey: text(),
+    /**
+     * The destination's health as the worker last found it (CONTRACT §25, docs/link-features.md): `ok`,
+     * `broken` or `unchecked` (never looked at, the url changed since, or not checkable: a private address).
+     */
+    health: text({ enum: ["ok", "broken", "unchecked"] })
+      .notNull()
+      .default("unchecked"),
+    /** Why it is broken (`HTTP 404`, `timeout`, `DNS`, `TLS`, …) or why it is unchecked; null when ok or never looked at. */
+    healthReason: text(),
+    /** When the worker last looked at the destination; null: never, or not since the url changed. */
+    healthCheckedAt: timestamp({ withTimezone: true, mode: "date" }),
+    /** When the worker looks next (its queue): a day after a look, at once for a new link or a changed url. */
+    healthDueAt: timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow(),
     ...timestamps,
   },
   (t) => [
@@ -333,6 +346,15 @@ export const links = pgTable(
     index("links_tag_keys_idx")
       .using("gin", t.tagKeys)
       .where(sql`${t.tagKeys} <> '{}'::text[]`),
+    // The health checker's queue, the links due first; a disabled link is not checked (docs/adr/0054-destination-health.md).
+    index("links_health_due_at_idx")
+      .on(t.healthDueAt)
+      .where(sql`not ${t.disabled}`),
+    // The `health=broken` filter: broken links are few, and this index holds only them.
+    index("links_health_broken_idx")
+      .on(t.workspaceId, t.id)
+      .where(sql`${t.health} = 'broken'`),
+    check("links_health_check", sql`${t.health} in ('ok', 'broken', 'unchecked')`),
   ],
 );
 

@@ -1,12 +1,12 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { LINK_STATUS_NAMES } from "@shortener/vocabulary";
+import { LINK_HEALTH, LINK_STATUS_NAMES } from "@shortener/vocabulary";
 import { useTRPC } from "../../trpc.ts";
 import { Field } from "../../ui.tsx";
-import { activeFilterCount, type LinkFilters } from "./link-filters.ts";
+import { activeFilterCount, HEALTH_NAMES, type LinkFilters } from "./link-filters.ts";
 
 /**
- * Search, status, domain, space and pixel filters, sort, order and page size; every change applies at once.
+ * Search, status, domain, space, pixel, tag and health filters, sort, order and page size; every change applies at once.
  * Below 640 px everything but the search folds into a panel behind a "Filters" button (with the number of
  * filters set), so a phone sees its first link without scrolling.
  */
@@ -91,6 +91,18 @@ export function FilterForm({ filters, set }: { filters: LinkFilters; set: <K ext
               {tags.data?.data.map((t) => (
                 <option key={t.name} value={t.name}>
                   {t.name} ({t.count})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Health">
+          {(p) => (
+            <select {...p} value={filters.health} onChange={(e) => set("health", e.target.value as LinkFilters["health"])}>
+              <option value="">Any</option>
+              {LINK_HEALTH.map((health) => (
+                <option key={health} value={health}>
+                  {HEALTH_NAMES[health]}
                 </option>
               ))}
             </select>

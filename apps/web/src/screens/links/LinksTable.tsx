@@ -65,6 +65,17 @@ export function LinksTable({
             </td>
             <td data-label="Status">
               <span className={`badge status-${link.status}`}>{LINK_STATUS_NAMES[link.status]}</span>
+              {link.health === "broken" ? (
+                <>
+                  {" "}
+                  <span
+                    className="badge health-broken"
+                    title={`Destination broken: ${link.health_reason ?? "unknown"}${link.health_checked_at ? ` (checked ${link.health_checked_at.slice(0, 16).replace("T", " ")} UTC)` : ""}`}
+                  >
+                    Broken<span className="visually-hidden">: {link.health_reason}</span>
+                  </span>
+                </>
+              ) : null}
             </td>
             <td data-label="Clicks" className="num">
               {link.clicks}

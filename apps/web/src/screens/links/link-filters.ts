@@ -1,3 +1,4 @@
+import type { LinkHealth } from "@shortener/vocabulary";
 import type { Inputs } from "../../trpc.ts";
 
 /** What the list's filter form holds (CONTRACT §5's list parameters; "" is "any"). */
@@ -10,13 +11,28 @@ export type LinkFilters = {
   pixel_id: number | "";
   /** A tag's name ("" any). */
   tag: string;
+  /** The destination's health ("" any): `broken` lists the links the worker found broken. */
+  health: LinkHealth | "";
   sort_by: "id" | "clicks" | "title" | "alias" | "url";
   sort: "asc" | "desc";
   per_page: 10 | 25 | 50 | 100;
   page: number;
 };
 
-export const INITIAL_FILTERS: LinkFilters = { search: "", search_by: "title", status: 0, domain_id: "", space_id: "", pixel_id: "", tag: "", sort_by: "id", sort: "desc", per_page: 25, page: 1 };
+export const INITIAL_FILTERS: LinkFilters = {
+  search: "",
+  search_by: "title",
+  status: 0,
+  domain_id: "",
+  space_id: "",
+  pixel_id: "",
+  tag: "",
+  health: "",
+  sort_by: "id",
+  sort: "desc",
+  per_page: 25,
+  page: 1,
+};
 
 /** The filters after a change of one: any change but the page's goes back to page 1. */
 export function withFilter<K extends keyof LinkFilters>(filters: LinkFilters, key: K, value: LinkFilters[K]): LinkFilters {
@@ -37,11 +53,15 @@ export function listInputOf(filters: LinkFilters, search: string): Inputs["links
     ...(filters.space_id ? { space_id: filters.space_id } : {}),
     ...(filters.pixel_id ? { pixel_id: filters.pixel_id } : {}),
     ...(filters.tag ? { tag: [filters.tag] } : {}),
+    ...(filters.health ? { health: filters.health } : {}),
   };
 }
 
 /** How many of the folded filters (everything but the search and the page) differ from the initial ones. */
 export function activeFilterCount(filters: LinkFilters): number {
-  const keys = ["search_by", "status", "domain_id", "space_id", "pixel_id", "tag", "sort_by", "sort", "per_page"] as const;
+  const keys = ["search_by", "status", "domain_id", "space_id", "pixel_id", "tag", "health", "sort_by", "sort", "per_page"] as const;
   return keys.filter((key) => filters[key] !== INITIAL_FILTERS[key]).length;
 }
+
+/** Each destination health as people read it (the filter's choices; the list shows a badge for broken links). */
+export const HEALTH_NAMES: Readonly<Record<LinkHealth, string>> = { ok: "OK", broken: "Broken", unchecked: "Not checked yet" };
