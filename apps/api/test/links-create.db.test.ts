@@ -191,7 +191,8 @@ describe("creating a link: what is stored and returned", () => {
       clicks: 0,
       status: 1,
       space: null,
-      domain: owner.domain,
+      // A link's domain is the domain without its app-link files (CONTRACT §25).
+      domain: (({ apple_app_site_association: _a, asset_links: _b, ...rest }) => rest)(owner.domain),
       pixels: [],
       tags: [],
       utm_source: null,
@@ -199,6 +200,9 @@ describe("creating a link: what is stored and returned", () => {
       utm_campaign: null,
       utm_term: null,
       utm_content: null,
+      og_title: null,
+      og_description: null,
+      og_image: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });

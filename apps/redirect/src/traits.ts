@@ -2,13 +2,14 @@ import type { IncomingMessage } from "node:http";
 import { LRUCache } from "lru-cache";
 import UAParser from "ua-parser-js";
 import { parseAcceptLanguage } from "@shortener/core";
-import { classifyAgent, NO_USER_AGENT } from "./bots.ts";
+import { classifyAgent, isPreviewFetcher, NO_USER_AGENT } from "./bots.ts";
 
 /**
  * What a User-Agent tells: parsed once per distinct string (parsing costs ~25 µs; the cache, well under 1).
- * `botName` is the bot's name (bots.ts), null for a person's browser; `isBot` is `botName !== null`.
+ * `botName` is the bot's name (bots.ts), null for a person's browser; `isBot` is `botName !== null`;
+ * `isPreviewFetcher`: a link-preview bot's (bots.ts's `PREVIEW_FETCHERS`), which an Open Graph preview is for.
  */
-export type AgentInfo = { isBot: boolean; botName: string | null; platform: string | null; browser: string | null; device: string };
+export type AgentInfo = { isBot: boolean; botName: string | null; isPreviewFetcher: boolean; platform: string | null; browser: string | null; device: string };
 
 /** ua-parser-js OS names → the platforms of CONTRACT §4. */
 const PLATFORM_OF_OS: Record<string, string> = {
@@ -26,7 +27,7 @@ const PLATFORM_OF_OS: Record<string, string> = {
 const agents = new LRUCache<string, AgentInfo>({ max: 20_000 });
 
 /** A request without a User-Agent (or a blank one) is treated as a bot: browsers always send one. */
-const NO_AGENT: AgentInfo = Object.freeze({ isBot: true, botName: NO_USER_AGENT, platform: null, browser: null, device: "unknown" });
+const NO_AGENT: AgentInfo = Object.freeze({ isBot: true, botName: NO_USER_AGENT, isPreviewFetcher: false, platform: null, browser: null, device: "unknown" });
 
 export function describeAgent(userAgent: string | undefined): AgentInfo {
   if (!userAgent) return NO_AGENT;
@@ -39,6 +40,7 @@ export function describeAgent(userAgent: string | undefined): AgentInfo {
     info = {
       isBot: botName !== null,
       botName,
+      isPreviewFetcher: isPreviewFetcher(botName),
       platform: (result.os.name && PLATFORM_OF_OS[result.os.name]) || null,
       browser: result.browser.name ?? null,
       device: result.device.type ?? "desktop",

@@ -54,6 +54,9 @@ export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportL
       expirationUrl: links.expirationUrl,
       endsAt: links.endsAt,
       expirationClicks: links.expirationClicks,
+      ogTitle: links.ogTitle,
+      ogDescription: links.ogDescription,
+      ogImage: links.ogImage,
     })
     .from(links)
     .innerJoin(domains, eq(domains.id, links.domainId))
@@ -81,6 +84,9 @@ export async function exportLinksPage({ ctx, input }: { ctx: Ctx; input: ExportL
         expiration_date: endsAt ? endsAt.slice(0, 10) : "",
         expiration_time: endsAt ? endsAt.slice(11, 16) : "",
         expiration_clicks: String(r.expirationClicks),
+        og_title: r.ogTitle ?? "",
+        og_description: r.ogDescription ?? "",
+        og_image: r.ogImage ?? "",
         password_hash: r.passwordHash ?? "",
         privacy_password_hash: r.privacyPasswordHash ?? "",
       };

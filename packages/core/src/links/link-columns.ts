@@ -33,6 +33,10 @@ export type Link = LinkTargets & {
   pixels: Pixel[];
   /** Its tags as stored (CONTRACT §25), in the order they were sent. */
   tags: string[];
+  /** Its Open Graph preview (CONTRACT §25): null when not set. */
+  ogTitle: string | null;
+  ogDescription: string | null;
+  ogImage: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
@@ -63,6 +67,9 @@ export const linkColumns = {
   endsAt: links.endsAt,
   clicks: links.clicks,
   tags: links.tags,
+  ogTitle: links.ogTitle,
+  ogDescription: links.ogDescription,
+  ogImage: links.ogImage,
   createdAt: links.createdAt,
   updatedAt: links.updatedAt,
 };
@@ -93,6 +100,9 @@ export const LINK_INSERT_COLUMNS = {
   rotationTarget: "jsonb",
   tags: "text[]",
   tagKeys: "text[]",
+  ogTitle: "text",
+  ogDescription: "text",
+  ogImage: "text",
   importKey: "text",
   createdAt: "timestamptz",
   updatedAt: "timestamptz",

@@ -89,6 +89,9 @@ function toLinks(rows: Row[]): Link[] & { total?: number } {
     domain,
     pixels: pixels.length ? pixels.map((p) => ({ ...p, createdAt: new Date(p.createdAt), updatedAt: new Date(p.updatedAt) })) : [],
     tags: l.tags,
+    ogTitle: l.ogTitle,
+    ogDescription: l.ogDescription,
+    ogImage: l.ogImage,
     createdAt: l.createdAt,
     updatedAt: l.updatedAt,
   }));
