@@ -155,7 +155,7 @@ describe("Open Graph previews (CONTRACT §25)", () => {
       expiredOn: await side.visit(`/${expiredOn.alias}`, { host: site.host, headers: { "user-agent": SLACKBOT } }),
       locked: await side.visit(`/${locked.alias}`, { host: site.host, headers: { "user-agent": SLACKBOT } }),
     };
-    console.log(Object.entries(answers).map(([name, res]) => describeAnswer(`Slackbot on a ${name} link`, res)).join("\n"));
+    console.log(Object.entries(answers).map(([name, res]) => describeAnswer(`Slackbot, ${name} link`, res)).join("\n"));
     expect(answers.disabled.status).toBe(404);
     expect(answers.expired.status).toBe(410);
     expect(answers.expiredOn.status).toBe(302);
