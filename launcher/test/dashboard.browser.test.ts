@@ -113,9 +113,12 @@ async function capture(name: string, options: { mask?: Locator[]; scrollTo?: Loc
       if (suffix === "390") {
         // Charts take their width from a resize observer, a frame or more after the resize (longer on a busy machine): wait for the page to settle.
         const overflow = () => target.evaluate(`document.documentElement.scrollWidth - document.documentElement.clientWidth`) as Promise<number>;
-        await expect.poll(overflow, { timeout: 5_000 }).toBeLessThanOrEqual(0).catch(async () => {
-          expect(await overflow(), `${name} scrolls sideways at 390 px (widest: ${await target.evaluate(WIDEST_ELEMENT)})`).toBeLessThanOrEqual(0);
-        });
+        await expect
+          .poll(overflow, { timeout: 5_000 })
+          .toBeLessThanOrEqual(0)
+          .catch(async () => {
+            expect(await overflow(), `${name} scrolls sideways at 390 px (widest: ${await target.evaluate(WIDEST_ELEMENT)})`).toBeLessThanOrEqual(0);
+          });
       }
       // A screen whose subject is below its top (a link's analytics): that part at the top of the picture.
       const scrollTo = suffix === "390" ? (options.scrollAt390 ?? options.scrollTo) : options.scrollTo;

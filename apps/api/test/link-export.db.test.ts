@@ -151,7 +151,7 @@ describe("GET /api/v1/links/export", () => {
         expiration_date: future,
         expiration_time: "07:05",
         expiration_clicks: "9",
-        og_title: "=Card, \"quoted\"",
+        og_title: '=Card, "quoted"',
         og_description: "Two\nlines",
         og_image: "https://img.example/c.png",
       })
@@ -180,7 +180,7 @@ describe("GET /api/v1/links/export", () => {
       expiration_time: "07:05",
       expiration_clicks: "9",
       // A cell starting with "=" is neutralised (the importer undoes it); the CSV quotes the rest.
-      og_title: "'=Card, \"quoted\"",
+      og_title: '\'=Card, "quoted"',
       og_description: "Two\nlines",
       og_image: "https://img.example/c.png",
       privacy_password_hash: "",

@@ -11,7 +11,7 @@ describe("previewPage", () => {
   it("escapes every value: no tag, attribute or entity of the caller's survives", () => {
     const html = previewPage({ title: HOSTILE, description: HOSTILE, image: `https://img.example/a.png?q=${HOSTILE}` }, "https://go.example/abc", `https://dest.example/?x=${HOSTILE}`);
     expect(html).not.toMatch(/<script/i);
-    expect(html).not.toContain("evil.example/\">");
+    expect(html).not.toContain('evil.example/">');
     expect(html.match(/<meta http-equiv/g)).toBeNull();
     expect(html).toContain("&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
     // Every tag the page has is one of ours.

@@ -91,7 +91,10 @@ describe("Open Graph previews (CONTRACT §25)", () => {
     ["Slackbot", SLACKBOT],
     ["Twitterbot", "Twitterbot/1.0"],
     ["facebookexternalhit", "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)"],
-    ["iMessage (as facebookexternalhit)", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0"],
+    [
+      "iMessage (as facebookexternalhit)",
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_11_1) AppleWebKit/601.2.4 (KHTML, like Gecko) Version/9.0.1 Safari/601.2.4 facebookexternalhit/1.1 Facebot Twitterbot/1.0",
+    ],
     ["LinkedInBot", "LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)"],
     ["Discordbot", "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)"],
     ["WhatsApp", "WhatsApp/2.23.20.0 A"],
@@ -155,7 +158,11 @@ describe("Open Graph previews (CONTRACT §25)", () => {
       expiredOn: await side.visit(`/${expiredOn.alias}`, { host: site.host, headers: { "user-agent": SLACKBOT } }),
       locked: await side.visit(`/${locked.alias}`, { host: site.host, headers: { "user-agent": SLACKBOT } }),
     };
-    console.log(Object.entries(answers).map(([name, res]) => describeAnswer(`Slackbot, ${name} link`, res)).join("\n"));
+    console.log(
+      Object.entries(answers)
+        .map(([name, res]) => describeAnswer(`Slackbot, ${name} link`, res))
+        .join("\n"),
+    );
     expect(answers.disabled.status).toBe(404);
     expect(answers.expired.status).toBe(410);
     expect(answers.expiredOn.status).toBe(302);

@@ -145,7 +145,10 @@ describe("runImport", () => {
       [5, "og_title"],
       [6, "og_description"],
     ]);
-    const stored = await database.db.select({ alias: links.alias, ogTitle: links.ogTitle, ogDescription: links.ogDescription, ogImage: links.ogImage }).from(links).where(eq(links.workspaceId, user.workspaceId));
+    const stored = await database.db
+      .select({ alias: links.alias, ogTitle: links.ogTitle, ogDescription: links.ogDescription, ogImage: links.ogImage })
+      .from(links)
+      .where(eq(links.workspaceId, user.workspaceId));
     const byAlias = new Map(stored.map((l) => [l.alias, l]));
     expect(byAlias.get("card")).toEqual({ alias: "card", ogTitle: "Fall sale", ogDescription: "Two lines:\nshoes & bags", ogImage: "https://img.example/c.png" });
     expect(byAlias.get("nocard")).toEqual({ alias: "nocard", ogTitle: null, ogDescription: null, ogImage: null });
