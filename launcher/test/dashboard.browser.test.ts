@@ -232,7 +232,7 @@ describe("the dashboard in a real browser", () => {
     await page.getByLabel("Country code").fill("de");
     await page.getByLabel("Destination for this entry").fill("https://example.de/willkommen");
     // The Open Graph preview link-preview bots are shown (CONTRACT §25).
-    await page.getByLabel("Preview title").fill("Willkommen!");
+    await page.getByLabel("Preview headline").fill("Willkommen!");
     await page.getByLabel("Preview image URL").fill("https://example.de/card.png");
     await capture("link-editor");
     await page.getByRole("button", { name: "Create link" }).click();

@@ -8,7 +8,7 @@ export function PreviewSection({ model }: { model: LinkFormModel }) {
     <fieldset>
       <legend>Link preview</legend>
       <p className="hint">Shown to link-preview bots (Slack, X, Facebook, WhatsApp, Discord…) instead of the redirect. People are still redirected. Empty: the destination&apos;s own preview.</p>
-      <Field label="Preview title" errors={errorOf("og_title")} hint="Up to 255 characters.">
+      <Field label="Preview headline" errors={errorOf("og_title")} hint="Up to 255 characters.">
         {(p) => <input {...p} name="og_title" maxLength={255} value={form.og_title} onChange={(e) => set("og_title", e.target.value)} />}
       </Field>
       <Field label="Preview description" errors={errorOf("og_description")} hint="Up to 1,000 characters.">
