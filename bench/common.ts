@@ -118,4 +118,7 @@ export const REDIRECT_BENCH_LINKS: ReadonlyArray<Record<string, string>> = [
     "rotation[1][value]": "https://example.com/b",
     "rotation[1][weight]": "30",
   },
+  // An Open Graph preview (CONTRACT §25): link-preview bots get a page, people the redirect, with no more work
+  // than a plain link. A checkout without previews ignores the fields.
+  { url: "https://example.com/previewed", domain_id: "1", alias: "previewed", og_title: "A card", og_description: "For link previews", og_image: "https://example.com/card.png" },
 ];

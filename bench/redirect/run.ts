@@ -14,7 +14,7 @@
  * BENCH_SECONDS sets the measured duration; BENCH_PARTS=postgres (or any of embedded,postgres,two) runs
  * only those parts; BENCH_ROUNDS=3 measures each case three times (each right after the raw server)
  * and keeps the round with the median ratio: this machine's speed drifts by ±15% within a minute.
- * BENCH_CASES=limited (or any of plain,varied,targeting,limited,weighted,targeting-varied) runs only those link cases of each part.
+ * BENCH_CASES=limited (or any of plain,varied,targeting,limited,weighted,targeting-varied,previewed) runs only those link cases of each part.
  *
  * BENCH_COMPARE=/path/to/another/checkout (installed) compares two commits in one run instead: both
  * launchers run side by side on Postgres (a fresh database each), and each case is loaded on one then
@@ -59,6 +59,7 @@ const LINK_CASES = [
   { key: "limited", name: "click-limited link", path: "/limited", varied: false },
   { key: "weighted", name: "weighted A/B link, varied visitors", path: "/weighted", varied: true },
   { key: "targeting-varied", name: "platform-targeting link, varied visitors", path: "/targeted", varied: true },
+  { key: "previewed", name: "link with an Open Graph preview, varied visitors (people)", path: "/previewed", varied: true },
 ] as const;
 /** Which link cases to load in the embedded and Postgres parts (or the comparison), comma-separated. */
 const CASES = new Set((process.env.BENCH_CASES ?? LINK_CASES.map((c) => c.key).join(",")).split(","));

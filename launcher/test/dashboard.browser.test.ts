@@ -234,12 +234,16 @@ describe("the dashboard in a real browser", () => {
     await page.getByLabel("Target by").selectOption({ label: "Country" });
     await page.getByLabel("Country code").fill("de");
     await page.getByLabel("Destination for this entry").fill("https://example.de/willkommen");
+    // The Open Graph preview link-preview bots are shown (CONTRACT §25).
+    await page.getByLabel("Preview headline").fill("Willkommen!");
+    await page.getByLabel("Preview image URL").fill("https://example.de/card.png");
     await capture("link-editor");
     await page.getByRole("button", { name: "Create link" }).click();
     await page.getByRole("heading", { name: "Country launch" }).waitFor();
     expect(await page.locator(".facts").innerText()).toContain("DE → https://example.de/willkommen");
     const linkId = Number(/\/app\/links\/(\d+)/.exec(page.url())?.[1]);
     expect(linkId).toBeGreaterThan(0);
+    expect(await api("GET", `/api/v1/links/${linkId}`)).toMatchObject({ og_title: "Willkommen!", og_description: null, og_image: "https://example.de/card.png" });
 
     // The list shows it; search as you type and the status filter narrow it.
     await page.getByRole("link", { name: "Links", exact: true }).click();
@@ -943,6 +947,17 @@ describe("the dashboard in a real browser", () => {
     await page.getByRole("heading", { name: "go.example.net" }).waitFor();
     // An admin's domain is verified at once (CONTRACT §14); the badge says so.
     expect(await page.locator("li.card", { hasText: "go.example.net" }).innerText()).toContain("Verified");
+    // App links (CONTRACT §25): a file of the wrong shape shows its message inline; a good one is saved.
+    const card = page.locator("li.card", { hasText: "go.example.net" });
+    await card.locator("summary", { hasText: "App links" }).click();
+    await card.getByLabel("assetlinks.json (JSON array)").fill('{"not": "an array"}');
+    await card.getByRole("button", { name: "Save app links" }).click();
+    await card.getByText("The asset_links must be a JSON array.").waitFor();
+    await card.getByLabel("assetlinks.json (JSON array)").fill('[{"relation":["delegate_permission/common.handle_all_urls"]}]');
+    await card.getByRole("button", { name: "Save app links" }).click();
+    await card.getByRole("status").getByText("Saved.").waitFor();
+    const saved = ((await api("GET", "/api/v1/domains")) as Array<{ name: string; asset_links: string | null }>).find((d) => d.name === "go.example.net");
+    expect(saved?.asset_links).toBe('[{"relation":["delegate_permission/common.handle_all_urls"]}]');
     await checkAccessibility("domains");
     await capture("domains");
 

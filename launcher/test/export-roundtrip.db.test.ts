@@ -177,7 +177,7 @@ describe("export → delete → import", () => {
     expect(exported.headers.get("content-disposition")).toMatch(/^attachment; filename="links-\d{4}-\d{2}-\d{2}\.csv"$/);
     const csv = exported.text;
     expect(csv.split("\r\n")[0]).toBe(
-      "url,alias,domain,domain_id,title,password,space_id,pixel_ids,tags,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash,health,health_reason,health_checked_at",
+      "url,alias,domain,domain_id,title,password,space_id,pixel_ids,tags,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,og_title,og_description,og_image,password_hash,privacy_password_hash,health,health_reason,health_checked_at",
     );
     // No clear password anywhere: only scrypt hashes.
     expect(csv).not.toContain("s3cret pass");

@@ -7,8 +7,8 @@ import type { ApiConfig } from "./deps.ts";
  * API from its config, and used by REST and tRPC alike.
  */
 export type DomainVerbs = {
-  create(args: { ctx: core.Ctx; input: core.CreateDomainInput }): Promise<core.Domain>;
-  verify(args: { ctx: core.Ctx; id: number }): Promise<core.Domain>;
+  create(args: { ctx: core.Ctx; input: core.CreateDomainInput }): Promise<core.DomainDetail>;
+  verify(args: { ctx: core.Ctx; id: number }): Promise<core.DomainDetail>;
 };
 
 export function createDomainVerbs(config: Pick<ApiConfig, "domainVerification" | "dnsServers" | "dnsTimeoutMs" | "reservedHosts">): DomainVerbs {

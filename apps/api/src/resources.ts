@@ -64,7 +64,7 @@ export const domains = defineResource({
   roles: { read: "viewer", write: "admin" },
   input: { list: core.ListDomainsInput, create: core.CreateDomainInput, update: core.UpdateDomainInput },
   verbs: { list: core.listDomains, get: core.getDomain, create: core.createDomain, update: core.updateDomain, delete: core.deleteDomain },
-  toJson: (json) => json.domain,
+  toJson: (json) => json.domainDetail,
 });
 
 export const spaces = defineResource({

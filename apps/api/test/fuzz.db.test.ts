@@ -143,6 +143,8 @@ const FIELDS = [
   "value",
   "index_page",
   "not_found_page",
+  "apple_app_site_association",
+  "asset_links",
   "email",
   "role",
   "events",

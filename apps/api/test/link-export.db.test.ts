@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 const HEADER =
-  "url,alias,domain,domain_id,title,password,space_id,pixel_ids,tags,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,password_hash,privacy_password_hash,health,health_reason,health_checked_at";
+  "url,alias,domain,domain_id,title,password,space_id,pixel_ids,tags,disabled,privacy,privacy_password,expiration_url,expiration_date,expiration_time,expiration_clicks,og_title,og_description,og_image,password_hash,privacy_password_hash,health,health_reason,health_checked_at";
 
 /** RFC 4180 records of a whole file, cells unquoted. */
 function parseCsv(text: string): string[][] {
@@ -151,6 +151,9 @@ describe("GET /api/v1/links/export", () => {
         expiration_date: future,
         expiration_time: "07:05",
         expiration_clicks: "9",
+        og_title: '=Card, "quoted"',
+        og_description: "Two\nlines",
+        og_image: "https://img.example/c.png",
       })
     ).body.data;
     const { rows, headers } = await exportCsv(o.user.apiKey, "?include=secrets");
@@ -176,6 +179,10 @@ describe("GET /api/v1/links/export", () => {
       expiration_date: future,
       expiration_time: "07:05",
       expiration_clicks: "9",
+      // A cell starting with "=" is neutralised (the importer undoes it); the CSV quotes the rest.
+      og_title: '\'=Card, "quoted"',
+      og_description: "Two\nlines",
+      og_image: "https://img.example/c.png",
       privacy_password_hash: "",
     });
     expect(cells.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);

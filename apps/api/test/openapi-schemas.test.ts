@@ -1,7 +1,7 @@
-import type { Domain, Link, Pixel, Space, User } from "@shortener/core";
+import type { Domain, DomainDetail, Link, Pixel, Space, User } from "@shortener/core";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import { DomainJson, LinkJson, PixelJson, SpaceJson, UserJson } from "../src/openapi/schemas.ts";
+import { DomainDetailJson, DomainJson, LinkJson, PixelJson, SpaceJson, UserJson } from "../src/openapi/schemas.ts";
 import { createSerializers, type Serializers } from "../src/serialize/resources.ts";
 import { toUserJson } from "../src/serialize/users.ts";
 
@@ -10,6 +10,7 @@ const json = createSerializers({ shortUrlScheme: undefined });
 const at = new Date("2026-11-22T10:00:00.000Z");
 const domain: Domain = { id: 3, name: "go.example", indexPage: null, notFoundPage: "https://nf.example/", verifiedAt: at, verificationToken: null, createdAt: at, updatedAt: at };
 const unverified: Domain = { ...domain, id: 4, name: "claimed.example:8080", verifiedAt: null, verificationToken: "Tok3n" };
+const withAppLinks: DomainDetail = { ...domain, appleAppSiteAssociation: '{"applinks":{}}', assetLinks: null };
 const space: Space = { id: 4, name: "Work", color: 2, createdAt: at, updatedAt: at };
 const pixel: Pixel = { id: 5, name: "Ads", type: "google-ads", value: "AW-1", createdAt: at, updatedAt: at };
 const bare: Link = {
@@ -37,6 +38,9 @@ const bare: Link = {
   domain,
   pixels: [],
   tags: [],
+  ogTitle: null,
+  ogDescription: null,
+  ogImage: null,
   health: "unchecked",
   healthReason: null,
   healthCheckedAt: null,
@@ -63,6 +67,10 @@ const full: Link = {
   status: 3,
   space,
   pixels: [pixel],
+  tags: ["sale"],
+  ogTitle: "Card",
+  ogDescription: "Two\nlines",
+  ogImage: "https://img.example/card.png",
   health: "broken",
   healthReason: "HTTP 404",
   healthCheckedAt: at,
@@ -75,6 +83,7 @@ describe("response schemas (src/openapi/schemas.ts)", () => {
   it("name exactly the fields the serialisers write", () => {
     expectTypeOf<Keys<z.output<typeof LinkJson>>>().toEqualTypeOf<Keys<ReturnType<Serializers["link"]>>>();
     expectTypeOf<Keys<z.output<typeof DomainJson>>>().toEqualTypeOf<Keys<ReturnType<Serializers["domain"]>>>();
+    expectTypeOf<Keys<z.output<typeof DomainDetailJson>>>().toEqualTypeOf<Keys<ReturnType<Serializers["domainDetail"]>>>();
     expectTypeOf<Keys<z.output<typeof SpaceJson>>>().toEqualTypeOf<Keys<ReturnType<Serializers["space"]>>>();
     expectTypeOf<Keys<z.output<typeof PixelJson>>>().toEqualTypeOf<Keys<ReturnType<Serializers["pixel"]>>>();
     expectTypeOf<Keys<z.output<typeof UserJson>>>().toEqualTypeOf<Keys<ReturnType<typeof toUserJson>>>();
@@ -92,6 +101,9 @@ describe("response schemas (src/openapi/schemas.ts)", () => {
   it("accept the serialised domain, space, pixel and user", () => {
     expect(DomainJson.safeParse(json.domain(domain)).error).toBeUndefined();
     expect(DomainJson.safeParse(json.domain(unverified)).error).toBeUndefined();
+    expect(DomainDetailJson.safeParse(json.domainDetail(withAppLinks)).error).toBeUndefined();
+    expect(json.domainDetail(withAppLinks)).toMatchObject({ apple_app_site_association: '{"applinks":{}}', asset_links: null });
+    expect(DomainJson.safeParse(json.domainDetail(withAppLinks)).success).toBe(false);
     expect(json.domain(domain)).toMatchObject({ verified: true, verification: null });
     expect(json.domain(unverified)).toMatchObject({
       verified: false,

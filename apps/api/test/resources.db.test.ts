@@ -26,6 +26,8 @@ describe("domains (CONTRACT §4)", () => {
       not_found_page: null,
       verified: false,
       verification: { type: "TXT", name: `_shortener-challenge.${name.toLowerCase()}`, value: expect.stringMatching(/^shortener-verify=[0-9A-Za-z]{32}$/) },
+      apple_app_site_association: null,
+      asset_links: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

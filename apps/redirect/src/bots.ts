@@ -139,6 +139,36 @@ function clean(name: string): string {
     .trim();
 }
 
+/**
+ * The link-preview fetchers (CONTRACT §21's list and the like), by the names `botNameOf` gives them: the
+ * bots that build a card from a page's Open Graph tags, and so are shown a link's preview page instead
+ * of its redirect when the link has one (CONTRACT §25, docs/link-features.md). Search engines, monitors
+ * and HTTP libraries are not among them: they keep getting the redirect. iMessage fetches as
+ * facebookexternalhit and Twitterbot, Signal as WhatsApp, Teams and Skype as Office previews.
+ */
+export const PREVIEW_FETCHERS: ReadonlySet<string> = new Set([
+  "Slackbot",
+  "Twitterbot",
+  "facebookexternalhit",
+  "WhatsApp",
+  "Discordbot",
+  "TelegramBot",
+  "LinkedInBot",
+  "Mastodon",
+  OFFICE_PREVIEW,
+  "Iframely",
+  "Embedly",
+  "redditbot",
+  "Pinterestbot",
+  "vkShare",
+  "Google-PageRenderer",
+]);
+
+/** Whether a bot's name is a link-preview fetcher's (`PREVIEW_FETCHERS`). */
+export function isPreviewFetcher(botName: string | null): boolean {
+  return botName !== null && PREVIEW_FETCHERS.has(botName);
+}
+
 /** isbot's pattern (one regular expression, case-insensitive). */
 const ISBOT = getPattern();
 

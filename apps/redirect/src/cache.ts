@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { CHANGES_CHANNEL, findDomainByHost, findLinkForVisit, onLocalChange, type Change, type ServedDomain, type VisitLink } from "@shortener/core";
+import { CHANGES_CHANNEL, findAppLinks, findDomainByHost, findLinkForVisit, onLocalChange, type AppLinks, type Change, type ServedDomain, type VisitLink } from "@shortener/core";
 import { isConnectionError, type Database } from "@shortener/db";
 
 /**
@@ -13,6 +13,12 @@ export const DEFAULT_CACHE: CacheOptions = { maxLinks: 100_000, ttlMs: 30_000, m
 
 /** A cached lookup: the value, or null for "known not to exist" (cached too, so misses stay cheap). */
 type Entry<T> = { value: T | null };
+
+/**
+ * The app-link files kept in memory (CONTRACT §25): at most this many UTF-16 units of JSON text in all
+ * (a file is at most 64 KiB), so a thousand domains with files cost at most ~32 MB.
+ */
+const APP_LINKS_MAX_CHARS = 16 * 1024 * 1024;
 
 /**
  * Resolved domains and links in memory (bounded LRU). Every change made through the API to something
@@ -31,6 +37,15 @@ export function createResolver(database: Database, now: () => Date, options: Cac
   const links = new LRUCache<string, Entry<VisitLink>>({ max: options.maxLinks, ttl: options.ttlMs, noDeleteOnStaleGet: true });
   const pendingDomains = new Map<string, Promise<ServedDomain | null>>();
   const pendingLinks = new Map<string, Promise<VisitLink | null>>();
+  // App-link files by domain id, read only when one is asked for; dropped with the domains on any domain change.
+  const appLinks = new LRUCache<string, Entry<AppLinks>>({
+    max: 10_000,
+    maxSize: APP_LINKS_MAX_CHARS,
+    sizeCalculation: (e) => 1 + (e.value?.appleAppSiteAssociation?.length ?? 0) + (e.value?.assetLinks?.length ?? 0),
+    ttl: options.ttlMs,
+    noDeleteOnStaleGet: true,
+  });
+  const pendingAppLinks = new Map<string, Promise<AppLinks | null>>();
   let generation = 0;
   /**
    * The last lookup failed on a lost connection, and none has succeeded since: expired entries are
@@ -98,8 +113,9 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       // A bulk change: one notification for the whole batch.
       for (const [, domainId, alias] of change.links) links.delete(`${domainId}/${alias}`);
     } else if (change.kind === "domain") {
-      // A domain changed: its cached host entries and, if it went away, its links.
+      // A domain changed: its cached host entries, its app-link files and, if it went away, its links.
       domains.clear();
+      appLinks.clear();
       links.clear();
     }
     generation++;
@@ -108,6 +124,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
   /** Listening again after the connection was lost: what changed meanwhile was not announced, so nothing cached is trusted. */
   function onListenAgain(): void {
     domains.clear();
+    appLinks.clear();
     links.clear();
     generation++;
   }
@@ -139,6 +156,16 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       const old = staleWhileDown(links, pendingLinks, key, read, options.missTtlMs);
       return old ? old.value : lookup(links, pendingLinks, key, read, options.missTtlMs);
     },
+    /** A served domain's app-link files (CONTRACT §25): from memory, or one read by primary key. */
+    appLinks(domainId: number): Promise<AppLinks> | AppLinks {
+      const key = String(domainId);
+      const hit = appLinks.get(key);
+      if (hit?.value) return hit.value;
+      const read = () => findAppLinks(sys, domainId);
+      const old = staleWhileDown(appLinks, pendingAppLinks, key, read);
+      if (old?.value) return old.value;
+      return lookup(appLinks, pendingAppLinks, key, read).then((found) => found ?? NO_APP_LINKS);
+    },
     async stop(): Promise<void> {
       offLocal?.();
       await unlisten?.();
@@ -147,3 +174,5 @@ export function createResolver(database: Database, now: () => Date, options: Cac
 }
 
 export type Resolver = ReturnType<typeof createResolver>;
+
+const NO_APP_LINKS: AppLinks = Object.freeze({ appleAppSiteAssociation: null, assetLinks: null });

@@ -1,24 +1,29 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { chooseDestination, isClickLimited, isWeightedRotation, mergeQuery, noteAdmission, visitorFactsFor, type Click, type VisitLink } from "@shortener/core";
+import { chooseDestination, isClickLimited, isWeightedRotation, mergeQuery, noteAdmission, shortUrlOf, visitorFactsFor, type Click, type VisitLink } from "@shortener/core";
 import { botOf } from "./bots.ts";
 import type { ClickBuffer } from "./clicks.ts";
 import type { RedirectConfig } from "./deps.ts";
 import type { LimitedCounter } from "./limited.ts";
 import type { OrphanBuffer } from "./orphans.ts";
+import { MESSAGE_PAGE_CSP } from "./pages.ts";
 import { pixelPage } from "./pixels.ts";
+import { previewPage } from "./preview.ts";
 import type { RequestFacts } from "./request-facts.ts";
 import { sendExpired, sendPage, sendRedirect } from "./respond.ts";
 import { describeAgent, languagesOf, referrerHost, type AgentInfo } from "./traits.ts";
 import type { VisitorHasher } from "./visitors.ts";
 
-/** Steps 7–11 of CONTRACT §7 for a visit that passed its gate: the destination, the response, the click. */
-export type Deliver = ((req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>) => Promise<void> | void) & {
+/**
+ * Steps 7–11 of CONTRACT §7 for a visit that passed its gate: the destination, the response, the click.
+ * `domainName`: the link's domain's, for the short URL a preview page names (CONTRACT §25).
+ */
+export type Deliver = ((req: IncomingMessage, res: ServerResponse, domainName: string, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>) => Promise<void> | void) & {
   /** Resolves once every click waiting for its day's visitor salt is in the click buffer (flush, close). */
   settled(): Promise<void>;
 };
 
 export function createDelivery(parts: {
-  config: Pick<RedirectConfig, "redirectStatus">;
+  config: Pick<RedirectConfig, "redirectStatus" | "shortUrlScheme">;
   facts: RequestFacts;
   limited: LimitedCounter;
   clicks: ClickBuffer;
@@ -44,7 +49,7 @@ export function createDelivery(parts: {
    * a crawler: `botOf`) is still sent on, but counted only as a bot visit, never admitted against
    * `expiration_clicks`.
    */
-  function deliver(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>): Promise<void> | void {
+  function deliver(req: IncomingMessage, res: ServerResponse, domainName: string, link: VisitLink, query: string, now: Date, extraHeaders?: Record<string, string>): Promise<void> | void {
     const agent = describeAgent(req.headers["user-agent"]);
     const bot = botOf(req, agent);
     if (bot === null && isClickLimited(link)) {
@@ -57,10 +62,10 @@ export function createDelivery(parts: {
           orphans.record(link.domainId, "expired", now, null);
           return sendExpired(res, link, false);
         }
-        return send(req, res, link, query, now, agent, bot, extraHeaders);
+        return send(req, res, domainName, link, query, now, agent, bot, extraHeaders);
       });
     }
-    return send(req, res, link, query, now, agent, bot, extraHeaders);
+    return send(req, res, domainName, link, query, now, agent, bot, extraHeaders);
   }
 
   /**
@@ -71,6 +76,7 @@ export function createDelivery(parts: {
   function send(
     req: IncomingMessage,
     res: ServerResponse,
+    domainName: string,
     link: VisitLink,
     query: string,
     now: Date,
@@ -78,15 +84,16 @@ export function createDelivery(parts: {
     bot: string | null,
     extraHeaders?: Record<string, string>,
   ): Promise<void> | void {
-    if (!isWeightedRotation(link)) return answer(req, res, link, query, now, agent, bot, undefined, extraHeaders);
+    if (!isWeightedRotation(link)) return answer(req, res, domainName, link, query, now, agent, bot, undefined, extraHeaders);
     const visitor = visitors.visitorOf(req, agent, link.id, now);
-    if (typeof visitor === "string") return answer(req, res, link, query, now, agent, bot, visitor, extraHeaders);
-    return visitor.then((v) => answer(req, res, link, query, now, agent, bot, v, extraHeaders));
+    if (typeof visitor === "string") return answer(req, res, domainName, link, query, now, agent, bot, visitor, extraHeaders);
+    return visitor.then((v) => answer(req, res, domainName, link, query, now, agent, bot, v, extraHeaders));
   }
 
   function answer(
     req: IncomingMessage,
     res: ServerResponse,
+    domainName: string,
     link: VisitLink,
     query: string,
     now: Date,
@@ -105,9 +112,14 @@ export function createDelivery(parts: {
     const choice = chooseDestination(link, { country, platform: agent.platform, languages }, needs.rotation && !isWeighted ? nextRotation(link) : 0, hashed);
     const location = mergeQuery(choice.url, query);
 
-    // HEAD and bots are sent straight on (CONTRACT §7 step 11, §15), like visitors who ask not to be tracked.
+    // HEAD and bots are sent straight on (CONTRACT §7 step 11, §15), like visitors who ask not to be tracked;
+    // a link-preview bot (or its HEAD) on a link with an Open Graph preview gets the preview page instead
+    // (CONTRACT §25). A person's visit reads nothing of this: `isCounted` decides first.
     const skipPixels = !isCounted || req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
-    if (link.pixels.length && !skipPixels) {
+    if (!isCounted && link.og !== null && agent.isPreviewFetcher) {
+      const html = previewPage(link.og, shortUrlOf(domainName, link.alias, config.shortUrlScheme), location);
+      sendPage(res, 200, html, isHead, { "content-security-policy": MESSAGE_PAGE_CSP, ...extraHeaders });
+    } else if (link.pixels.length && !skipPixels) {
       const page = pixelPage(link.pixels, location);
       sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });
     } else {

@@ -14,9 +14,9 @@ import { DISABLED_PAGE, MESSAGE_PAGE_CSP, NOT_FOUND_PAGE, TOO_MANY_TRIES_PAGE, U
 import { hasValidPass, passCookie, readFormBody } from "./password.ts";
 import { createQrResponder } from "./qr.ts";
 import { createRequestFacts } from "./request-facts.ts";
-import { sendExpired, sendMethodNotAllowed, sendNotFound, sendPage, sendRedirect } from "./respond.ts";
+import { sendAppLinkFile, sendExpired, sendMethodNotAllowed, sendNotFound, sendPage, sendRedirect } from "./respond.ts";
 import { describeAgent } from "./traits.ts";
-import { parseVisitPath } from "./visit-path.ts";
+import { parseVisitPath, type AppLinkFile } from "./visit-path.ts";
 import { createVisitorHasher } from "./visitors.ts";
 
 export type RedirectApp = {
@@ -64,10 +64,24 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
   const sendQr = createQrResponder(config, deps.now);
 
   /**
+   * CONTRACT §25: the domain's app-link file at its `/.well-known/` path, from memory like the domain
+   * (one read by primary key on a miss, dropped when the domain changes), or a 404 when it has none.
+   * Not a visit: never counted, not an orphan visit.
+   */
+  function sendAppLinks(req: IncomingMessage, res: ServerResponse, domainId: number, file: AppLinkFile): Promise<void> | void {
+    if (req.method === "POST") {
+      req.resume();
+      return sendMethodNotAllowed(res);
+    }
+    const files = resolver.appLinks(domainId);
+    return files instanceof Promise ? files.then((found) => sendAppLinkFile(req, res, found[file])) : sendAppLinkFile(req, res, files[file]);
+  }
+
+  /**
    * Step 6, POST: the password form's answer. The try is counted before the password is checked
    * (CONTRACT §15), so concurrent wrong tries never get past the limit; a right one is taken back.
    */
-  async function submitPassword(req: IncomingMessage, res: ServerResponse, link: VisitLink, query: string): Promise<void> {
+  async function submitPassword(req: IncomingMessage, res: ServerResponse, domain: ServedDomain, link: VisitLink, query: string): Promise<void> {
     const passwordHash = link.passwordHash as string;
     const form = await readFormBody(req);
     const password = form?.get("password") ?? "";
@@ -88,7 +102,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       orphan(req, link.domainId, "expired");
       return sendExpired(res, link, false);
     }
-    return deliver(req, res, link, query, now, { "set-cookie": cookie });
+    return deliver(req, res, domain.name, link, query, now, { "set-cookie": cookie });
   }
 
   /**
@@ -112,6 +126,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       if (domain.indexPage) return sendRedirect(res, 302, domain.indexPage);
       return sendPage(res, 404, NOT_FOUND_PAGE, isHead);
     }
+    if (path.kind === "app-links") return sendAppLinks(req, res, domain.id, path.file);
     if (path.kind === "none") {
       // Not an alias's shape (a dot, a slash…): not found, but not named as an alias tried.
       orphan(req, domain.id, "not_found");
@@ -139,7 +154,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
         req.resume();
         return sendMethodNotAllowed(res);
       }
-      return submitPassword(req, res, link, query);
+      return submitPassword(req, res, domain, link, query);
     }
     const now = deps.now();
     const hasPass = link.passwordHash ? hasValidPass(req, { secret: config.secret, linkId: link.id, passwordHash: link.passwordHash, now }) : true;
@@ -153,7 +168,7 @@ export function createRedirect(deps: RedirectDeps): RedirectApp {
       case "password":
         return sendPage(res, 200, passwordPage(false), isHead);
       case "open":
-        return deliver(req, res, link, query, now);
+        return deliver(req, res, domain.name, link, query, now);
     }
   }
 

@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServedDomain, VisitLink } from "@shortener/core";
 import { EXPIRED_PAGE, NOT_FOUND_PAGE, messagePage } from "./pages.ts";
 
@@ -43,4 +43,16 @@ export function sendExpired(res: ServerResponse, link: VisitLink, isHead: boolea
 
 export function sendMethodNotAllowed(res: ServerResponse): void {
   sendPage(res, 405, messagePage(405, "Method not allowed", "Only GET and HEAD are served here."), false, { allow: "GET, HEAD" });
+}
+
+/**
+ * An app-link file (CONTRACT §25) as stored, byte for byte, as JSON; `null`: the domain has none, a 404.
+ * `no-cache`: a client or proxy that keeps it asks again, so an edit shows at once.
+ */
+export function sendAppLinkFile(req: IncomingMessage, res: ServerResponse, text: string | null): void {
+  const isHead = req.method === "HEAD";
+  if (text === null) return sendPage(res, 404, NOT_FOUND_PAGE, isHead);
+  const body = Buffer.from(text, "utf8");
+  res.writeHead(200, { "content-type": "application/json", "cache-control": "no-cache", "content-length": body.length, "x-content-type-options": "nosniff" });
+  res.end(isHead ? undefined : body);
 }

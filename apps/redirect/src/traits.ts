@@ -2,15 +2,17 @@ import type { IncomingMessage } from "node:http";
 import { LRUCache } from "lru-cache";
 import UAParser from "ua-parser-js";
 import { agentDigest, parseAcceptLanguage, type AgentDigest } from "@shortener/core";
-import { classifyAgent, NO_USER_AGENT } from "./bots.ts";
+import { classifyAgent, isPreviewFetcher, NO_USER_AGENT } from "./bots.ts";
 
 /**
  * What a User-Agent tells: parsed once per distinct string (parsing costs ~25 µs; the cache, well under 1).
- * `botName` is the bot's name (bots.ts), null for a person's browser; `isBot` is `botName !== null`.
+ * `botName` is the bot's name (bots.ts), null for a person's browser; `isBot` is `botName !== null`;
+ * `isPreviewFetcher`: a link-preview bot's (bots.ts's `PREVIEW_FETCHERS`), which an Open Graph preview is for.
  */
 export type AgentInfo = {
   isBot: boolean;
   botName: string | null;
+  isPreviewFetcher: boolean;
   platform: string | null;
   browser: string | null;
   device: string;
@@ -34,7 +36,7 @@ const PLATFORM_OF_OS: Record<string, string> = {
 const agents = new LRUCache<string, AgentInfo>({ max: 20_000 });
 
 /** A request without a User-Agent (or a blank one) is treated as a bot: browsers always send one. */
-const NO_AGENT: AgentInfo = Object.freeze({ isBot: true, botName: NO_USER_AGENT, platform: null, browser: null, device: "unknown", digest: agentDigest("") });
+const NO_AGENT: AgentInfo = Object.freeze({ isBot: true, botName: NO_USER_AGENT, isPreviewFetcher: false, platform: null, browser: null, device: "unknown", digest: agentDigest("") });
 
 export function describeAgent(userAgent: string | undefined): AgentInfo {
   if (!userAgent) return NO_AGENT;
@@ -47,6 +49,7 @@ export function describeAgent(userAgent: string | undefined): AgentInfo {
     info = {
       isBot: botName !== null,
       botName,
+      isPreviewFetcher: isPreviewFetcher(botName),
       platform: (result.os.name && PLATFORM_OF_OS[result.os.name]) || null,
       browser: result.browser.name ?? null,
       device: result.device.type ?? "desktop",

@@ -26,6 +26,20 @@ describe("parseVisitPath (CONTRACT §7 steps 1–2)", () => {
     ["//", { kind: "none", query: "" }],
     ["*", { kind: "none", query: "" }],
     ["http://host/abc", { kind: "none", query: "" }],
+    // CONTRACT §25: a domain's app-link files, exactly these two paths; never an alias.
+    ["/.well-known/apple-app-site-association", { kind: "app-links", file: "appleAppSiteAssociation", query: "" }],
+    ["/.well-known/assetlinks.json", { kind: "app-links", file: "assetLinks", query: "" }],
+    ["/.well-known/assetlinks.json?x=1", { kind: "app-links", file: "assetLinks", query: "x=1" }],
+    ["/.well-known/assetlinks.json/", { kind: "none", query: "" }],
+    ["/.well-known/Assetlinks.json", { kind: "none", query: "" }],
+    ["/.well-known/apple-app-site-association.json", { kind: "none", query: "" }],
+    ["/.well-known/", { kind: "none", query: "" }],
+    ["/.well-known", { kind: "none", query: "" }],
+    ["/apple-app-site-association", { kind: "alias", alias: "apple-app-site-association", query: "" }],
+    ["//.well-known/assetlinks.json", { kind: "none", query: "" }],
+    ["/.well-known/%61ssetlinks.json", { kind: "none", query: "" }],
+    ["/constructor", { kind: "alias", alias: "constructor", query: "" }],
+    ["/__proto__", { kind: "alias", alias: "__proto__", query: "" }],
   ])("%s", (url, expected) => {
     expect(parseVisitPath(url)).toEqual(expected);
   });

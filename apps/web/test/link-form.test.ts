@@ -13,6 +13,9 @@ const LINK = {
   space: { id: 5 },
   pixels: [{ id: 1 }, { id: 2 }],
   tags: ["sale", "Fall 26"],
+  og_title: "Launch card",
+  og_description: null,
+  og_image: "https://img.example/card.png",
   disabled: 1,
   privacy: 2,
   password: true,
@@ -41,6 +44,8 @@ describe("the link editor's form model", () => {
       space_id: "5",
       pixel_ids: [1, 2],
       tags: "sale, Fall 26",
+      og_title: "Launch card",
+      og_image: "https://img.example/card.png",
       disabled: true,
       privacy: "2",
       expiration_url: "https://example.com/over",
@@ -81,6 +86,12 @@ describe("the link editor's form model", () => {
     expect(createInputOf(form({ tags: " sale, ,Fall 26 " })).tags).toEqual(["sale", "Fall 26"]);
     expect(createInputOf(form({ tags: "" })).tags).toBeUndefined();
     expect(updateInputOf(7, form({ tags: "" })).tags).toEqual([]);
+  });
+
+  it("sends the Open Graph fields trimmed; on update an emptied one is null (cleared), on create it is left out", () => {
+    expect(createInputOf(form({ og_title: " Card ", og_description: "", og_image: "https://img.example/c.png" }))).toMatchObject({ og_title: "Card", og_image: "https://img.example/c.png" });
+    expect(createInputOf(form({ og_description: "  " })).og_description).toBeUndefined();
+    expect(updateInputOf(7, form({ og_title: "", og_description: "Two\nlines", og_image: "" }))).toMatchObject({ og_title: null, og_description: "Two\nlines", og_image: null });
   });
 
   it("creates with the defaults left out, the domain as a number and values trimmed", () => {

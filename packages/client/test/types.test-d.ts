@@ -33,6 +33,15 @@ describe("@shortener/client types", () => {
     expectTypeOf<RouterInputs["audit"]["list"]>().toHaveProperty("object_type");
     expectTypeOf(client.domains.get.query).returns.resolves.toEqualTypeOf<RouterOutputs["domains"]["get"]>();
     expectTypeOf<RouterOutputs["domains"]["get"]["verified"]>().toEqualTypeOf<boolean>();
+    // CONTRACT §25: a domain's app-link files (JSON text), and a link's Open Graph fields; a link's domain has no files.
+    expectTypeOf<RouterOutputs["domains"]["get"]["apple_app_site_association"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterOutputs["domains"]["list"]["data"][number]["asset_links"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterOutputs["links"]["get"]["domain"]>().not.toHaveProperty("asset_links");
+    expectTypeOf<RouterOutputs["links"]["get"]["og_title"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterOutputs["links"]["get"]["og_image"]>().toEqualTypeOf<string | null>();
+    expectTypeOf<RouterInputs["links"]["update"]["og_description"]>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<RouterInputs["links"]["bulkUpdate"]["og_image"]>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<RouterInputs["domains"]["update"]["apple_app_site_association"]>().toEqualTypeOf<string | null | undefined>();
     expectTypeOf<RouterOutputs["domains"]["get"]["verification"]>().toEqualTypeOf<{ type: "TXT"; name: string; value: string } | null>();
     expectTypeOf<RouterOutputs["links"]["get"]["domain"]["verified"]>().toEqualTypeOf<boolean>();
     // CONTRACT §25: the destination's health, as the worker last found it.

@@ -80,6 +80,9 @@ describe("draftNewLink: one draft builder for create and import", () => {
       languageTarget: null,
       rotationTarget: null,
       tags: [],
+      ogTitle: null,
+      ogDescription: null,
+      ogImage: null,
     });
   });
 

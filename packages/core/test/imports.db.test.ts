@@ -129,6 +129,31 @@ describe("runImport", () => {
     expect(byAlias.get("untagged")?.tags).toEqual([]);
   });
 
+  it("takes the og_title, og_description and og_image columns under the API's rules; a bad one is a row error naming it", async () => {
+    const { user, domain } = await owner();
+    const rows = rowsOf([
+      { url: "https://a.example/o1", alias: "card", og_title: "Fall sale", og_description: "Two lines:\nshoes & bags", og_image: "https://img.example/c.png" },
+      { url: "https://a.example/o2", alias: "nocard", og_title: "", og_description: "", og_image: "" },
+      { url: "https://a.example/o3", alias: "badimage", og_image: "javascript:alert(1)" },
+      { url: "https://a.example/o4", alias: "badtitle", og_title: "a\u0007b" },
+      { url: "https://a.example/o5", alias: "longdesc", og_description: "d".repeat(1001) },
+    ]);
+    const job = await importAll(user, rows, { domain_id: domain.id }, 2);
+    expect(job.createdRows).toBe(2);
+    expect(job.errors.map((e) => [e.line, e.field])).toEqual([
+      [4, "og_image"],
+      [5, "og_title"],
+      [6, "og_description"],
+    ]);
+    const stored = await database.db
+      .select({ alias: links.alias, ogTitle: links.ogTitle, ogDescription: links.ogDescription, ogImage: links.ogImage })
+      .from(links)
+      .where(eq(links.workspaceId, user.workspaceId));
+    const byAlias = new Map(stored.map((l) => [l.alias, l]));
+    expect(byAlias.get("card")).toEqual({ alias: "card", ogTitle: "Fall sale", ogDescription: "Two lines:\nshoes & bags", ogImage: "https://img.example/c.png" });
+    expect(byAlias.get("nocard")).toEqual({ alias: "nocard", ogTitle: null, ogDescription: null, ogImage: null });
+  });
+
   it("needs a domain for each row: its own, or the job's default", async () => {
     const { user, domain } = await owner();
     const job = await importAll(user, rowsOf([{ url: "https://b.example/1" }, { url: "https://b.example/2", domain: domain.name }, { url: "https://b.example/3", domain: "nope.example" }]));

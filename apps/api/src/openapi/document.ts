@@ -12,7 +12,7 @@ import {
   CreatedNamedApiKeyJson,
   NamedApiKeyJson,
   deletedEnvelope,
-  DomainJson,
+  DomainDetailJson,
   ErrorJson,
   ImportJson,
   LinkJson,
@@ -51,7 +51,7 @@ type Resource = {
 
 const RESOURCES: Resource[] = [
   { path: "/links", tag: "Links", name: "Link", object: "link", json: LinkJson, list: core.ListLinksInput, create: core.CreateLinkInput, update: core.UpdateLinkInput },
-  { path: "/domains", tag: "Domains", name: "Domain", object: "domain", json: DomainJson, list: core.ListDomainsInput, create: core.CreateDomainInput, update: core.UpdateDomainInput },
+  { path: "/domains", tag: "Domains", name: "Domain", object: "domain", json: DomainDetailJson, list: core.ListDomainsInput, create: core.CreateDomainInput, update: core.UpdateDomainInput },
   { path: "/spaces", tag: "Spaces", name: "Space", object: "space", json: SpaceJson, list: core.ListSpacesInput, create: core.CreateSpaceInput, update: core.UpdateSpaceInput },
   { path: "/pixels", tag: "Pixels", name: "Pixel", object: "pixel", json: PixelJson, list: core.ListPixelsInput, create: core.CreatePixelInput, update: core.UpdatePixelInput },
 ];
@@ -677,7 +677,7 @@ function addImports({ outputs, paths }: Parts): void {
       tags: imports,
       summary: "Upload a CSV of links: a job that a worker runs",
       description:
-        "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', tags separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing. The dashboard sends its session cookie instead of a key, with the session's x-csrf-token header (without it: 403).",
+        "A UTF-8 CSV with a header row (columns named like the link fields: url, alias, domain or domain_id, title, password, space_id, pixel_ids separated by ';', tags separated by ';', disabled, privacy, privacy_password, expiration_url, expiration_date, expiration_time, expiration_clicks, og_title, og_description, og_image), as a text/csv body or as the multipart field `file`. Each row is checked like POST /links; good rows are imported, bad rows reported with their line. The same Idempotency-Key again answers 200 with the same job and queues nothing. The dashboard sends its session cookie instead of a key, with the session's x-csrf-token header (without it: 403).",
       parameters: [
         { name: "domain_id", in: "query", required: false, description: "The domain of rows that name none.", schema: importDomain },
         {

@@ -30,6 +30,15 @@ export const DomainJson = z.strictObject({
   updated_at: Timestamp,
 });
 
+/** A domain as the domain endpoints answer it: with its app-link files (CONTRACT §25). */
+export const DomainDetailJson = DomainJson.extend({
+  apple_app_site_association: z
+    .string()
+    .nullable()
+    .describe("JSON text (an object) served at https://{name}/.well-known/apple-app-site-association as application/json; null: not set (that path answers 404)"),
+  asset_links: z.string().nullable().describe("JSON text (an array) served at https://{name}/.well-known/assetlinks.json as application/json; null: not set (that path answers 404)"),
+});
+
 export const SpaceJson = z.strictObject({ id: Id, name: z.string(), color: z.int().min(1).max(6), created_at: Timestamp, updated_at: Timestamp });
 
 const PixelType = z.enum(PIXEL_TYPES);
@@ -76,6 +85,9 @@ export const LinkJson = z.strictObject({
   utm_campaign: z.string().nullable(),
   utm_term: z.string().nullable(),
   utm_content: z.string().nullable(),
+  og_title: z.string().nullable().describe("the title link-preview bots are shown (Open Graph); null: not set"),
+  og_description: z.string().nullable().describe("the description link-preview bots are shown; null: not set"),
+  og_image: z.string().nullable().describe("the http(s) URL of the preview's image; null: not set"),
   health: z
     .enum(LINK_HEALTH)
     .describe("the destination's health as the worker last found it (about once a day): ok, broken, or unchecked (not looked at yet, the url changed since, or a private address)"),

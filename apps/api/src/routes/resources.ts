@@ -49,7 +49,7 @@ export function resourceRoutes(app: FastifyInstance, deps: ApiDeps, json: Serial
   crud(app, deps, resources.links, json, bulkLinkHandlers(deps, json));
   crud(app, deps, { ...resources.domains, verbs: { ...resources.domains.verbs, create: ({ ctx, input }) => domainsOf.create({ ctx, input: input as core.CreateDomainInput }) } }, json);
   resource(app, "/domains/:id/verify", "domains:write", "admin", {
-    POST: async (request, reply) => sendOne(reply, json.domain(await domainsOf.verify({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
+    POST: async (request, reply) => sendOne(reply, json.domainDetail(await domainsOf.verify({ ctx: ctxOf(deps, request), id: idParam(request.params) }))),
   });
   crud(app, deps, resources.spaces, json);
   crud(app, deps, resources.pixels, json);

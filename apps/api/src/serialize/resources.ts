@@ -1,4 +1,4 @@
-import { domainUrlOf, hasScope, utmOf, shortUrlOf, verificationRecordOf, type Domain, type Link, type Pixel, type Scope, type Space } from "@shortener/core";
+import { domainUrlOf, hasScope, utmOf, shortUrlOf, verificationRecordOf, type Domain, type DomainDetail, type Link, type Pixel, type Scope, type Space } from "@shortener/core";
 import type { ApiConfig } from "../deps.ts";
 
 /**
@@ -38,6 +38,16 @@ function buildSerializers(config: Pick<ApiConfig, "shortUrlScheme">, view: { isV
     updated_at: iso(d.updatedAt),
   });
 
+  /**
+   * A domain as the domain endpoints answer it: with its app-link files (CONTRACT §25), the JSON text as
+   * stored, null when not set. A link's embedded `domain` is the plain one.
+   */
+  const domainDetail = (d: DomainDetail) => ({
+    ...domain(d),
+    apple_app_site_association: d.appleAppSiteAssociation,
+    asset_links: d.assetLinks,
+  });
+
   const space = (s: Space) => ({ id: s.id, name: s.name, color: s.color, created_at: iso(s.createdAt), updated_at: iso(s.updatedAt) });
 
   const pixel = (p: Pixel) => ({ id: p.id, name: p.name, type: p.type, value: p.value, created_at: iso(p.createdAt), updated_at: iso(p.updatedAt) });
@@ -72,6 +82,9 @@ function buildSerializers(config: Pick<ApiConfig, "shortUrlScheme">, view: { isV
     pixels: l.pixels.map((p) => ({ id: p.id, name: p.name, type: p.type, value: p.value })),
     tags: l.tags,
     ...utmOf(l.url),
+    og_title: l.ogTitle,
+    og_description: l.ogDescription,
+    og_image: l.ogImage,
     health: l.health,
     health_reason: l.healthReason,
     health_checked_at: l.healthCheckedAt ? iso(l.healthCheckedAt) : null,
@@ -79,5 +92,5 @@ function buildSerializers(config: Pick<ApiConfig, "shortUrlScheme">, view: { isV
     updated_at: iso(l.updatedAt),
   });
 
-  return { domain, space, pixel, link, shortUrl };
+  return { domain, domainDetail, space, pixel, link, shortUrl };
 }

@@ -48,11 +48,11 @@ export const domainsRouter = router({
   ...crudProcedures(resources.domains),
   create: scoped("domains:write", "admin")
     .input(CreateDomainInput)
-    .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.create({ ctx: ctx.core, input }))),
+    .mutation(async ({ ctx, input }) => ctx.json.domainDetail(await ctx.domains.create({ ctx: ctx.core, input }))),
   /** CONTRACT §14: looks the TXT record up; the domain, now verified, or a 422 on `name`. */
   verify: scoped("domains:write", "admin")
     .input(IdInput)
-    .mutation(async ({ ctx, input }) => ctx.json.domain(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
+    .mutation(async ({ ctx, input }) => ctx.json.domainDetail(await ctx.domains.verify({ ctx: ctx.core, id: input.id }))),
   /** CONTRACT §21: visits to the domain that reached no link (`stats:read`). */
   visits: domainVisitsProcedure,
 });

@@ -45,6 +45,53 @@ function Verification({ domain, canVerify }: { domain: Domain; canVerify: boolea
   );
 }
 
+/**
+ * App links (CONTRACT §25): the two files with which the domain tells iOS and Android that an app opens
+ * its links. Editable by admins and owners; an emptied field removes the file.
+ */
+function AppLinks({ domain, canChange }: { domain: Domain; canChange: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [aasa, setAasa] = useState(domain.apple_app_site_association ?? "");
+  const [assetLinks, setAssetLinks] = useState(domain.asset_links ?? "");
+  const [saved, setSaved] = useState(false);
+  const save = useMutation(
+    trpc.domains.update.mutationOptions({
+      onSuccess: () => {
+        setSaved(true);
+        return queryClient.invalidateQueries({ queryKey: trpc.domains.pathKey() });
+      },
+    }),
+  );
+  const errors = fieldErrorsOf(save.error);
+  const isSet = domain.apple_app_site_association !== null || domain.asset_links !== null;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setSaved(false);
+    save.mutate({ id: domain.id, apple_app_site_association: aasa.trim() ? aasa : null, asset_links: assetLinks.trim() ? assetLinks : null });
+  };
+  return (
+    <details className="app-links">
+      <summary>App links{isSet ? " (set)" : ""}</summary>
+      <form onSubmit={submit} aria-label={`App links of ${domain.name}`}>
+        <Field label="apple-app-site-association (JSON object)" errors={errors.apple_app_site_association} hint={`Served at /.well-known/apple-app-site-association on ${domain.name}. Empty: none.`}>
+          {(p) => <textarea {...p} name="apple_app_site_association" rows={5} spellCheck={false} readOnly={!canChange} value={aasa} onChange={(e) => setAasa(e.target.value)} />}
+        </Field>
+        <Field label="assetlinks.json (JSON array)" errors={errors.asset_links} hint={`Served at /.well-known/assetlinks.json on ${domain.name}. Empty: none.`}>
+          {(p) => <textarea {...p} name="asset_links" rows={5} spellCheck={false} readOnly={!canChange} value={assetLinks} onChange={(e) => setAssetLinks(e.target.value)} />}
+        </Field>
+        <ErrorBanner message={save.error && !Object.keys(errors).length ? messageOf(save.error) : null} />
+        {canChange ? (
+          <button type="submit" disabled={save.isPending}>
+            Save app links
+          </button>
+        ) : null}
+        {saved ? <span role="status"> Saved.</span> : null}
+      </form>
+    </details>
+  );
+}
+
 /** Domains: add one, publish its verification record, verify it; delete (with its links). Changes: admins and owners (CONTRACT §24). */
 export function DomainsScreen() {
   const trpc = useTRPC();
@@ -84,6 +131,7 @@ export function DomainsScreen() {
               <span className={`badge ${d.verified ? "status-1" : "status-2"}`}>{d.verified ? "Verified" : "Unverified"}</span>
             </div>
             <Verification domain={d} canVerify={canChange} />
+            <AppLinks domain={d} canChange={canChange} />
             {canChange ? (
               <button type="button" className="danger ghost" onClick={() => window.confirm(`Delete ${d.name} and every link on it?`) && remove.mutate({ id: d.id })} aria-label={`Delete ${d.name}`}>
                 Delete

@@ -6,6 +6,7 @@ import { ErrorBanner } from "../ui.tsx";
 import { ExpirationSection } from "./link-editor/ExpirationSection.tsx";
 import { createInputOf, formOf, otherErrorsOf, updateInputOf } from "./link-editor/link-form.ts";
 import { LinkSection } from "./link-editor/LinkSection.tsx";
+import { PreviewSection } from "./link-editor/PreviewSection.tsx";
 import { ProtectionSection } from "./link-editor/ProtectionSection.tsx";
 import { TargetingSection } from "./link-editor/TargetingSection.tsx";
 import { useLinkForm } from "./link-editor/use-link-form.ts";
@@ -68,6 +69,7 @@ export function LinkEditorScreen({ id }: { id: number | null }) {
         <LinkSection model={model} options={{ domains: domains.data?.data, spaces: spaces.data?.data, pixels: pixels.data?.data }} isEditing={isEditing} />
         <TargetingSection model={model} />
         <ExpirationSection model={model} />
+        <PreviewSection model={model} />
         <ProtectionSection model={model} hasPassword={Boolean(existing.data?.password)} hasStatsPassword={Boolean(existing.data?.privacy_password)} />
         <div className="actions">
           <button type="submit" disabled={mutation.isPending}>

@@ -1,4 +1,5 @@
-import type { Domain } from "../domains/domain-columns.ts";
+import type { Domain, DomainDetail } from "../domains/domain-columns.ts";
+import { sha256 } from "../secrets/hash.ts";
 import type { ImportJob } from "../imports/import-job.ts";
 import type { Link } from "../links/link-columns.ts";
 import type { Pixel } from "../pixels/pixel-columns.ts";
@@ -35,6 +36,9 @@ export type LinkAuditSource = Pick<
   | "expirationClicks"
   | "endsAt"
   | "tags"
+  | "ogTitle"
+  | "ogDescription"
+  | "ogImage"
 > & { domain: { id: number }; space: { id: number } | null; pixels: ReadonlyArray<{ id: number }> };
 
 export function linkAuditView(l: LinkAuditSource): Record<string, unknown> {
@@ -58,12 +62,31 @@ export function linkAuditView(l: LinkAuditSource): Record<string, unknown> {
     expiration_clicks: l.expirationClicks,
     ends_at: iso(l.endsAt),
     tags: l.tags,
+    og_title: l.ogTitle,
+    og_description: l.ogDescription,
+    og_image: l.ogImage,
   };
 }
 
-/** A domain: its pages and whether it is verified (not its verification token: that is published in DNS, and no change of anyone's). */
-export function domainAuditView(d: Domain): Record<string, unknown> {
-  return { name: d.name, index_page: d.indexPage, not_found_page: d.notFoundPage, verified: d.verifiedAt !== null };
+/**
+ * A domain: its pages and whether it is verified (not its verification token: that is published in DNS,
+ * and no change of anyone's), and its app-link files (CONTRACT §25) as their size and digest — up to
+ * 64 KiB each, a copy in every entry would be the bulk of the log; the digest says whether one changed.
+ */
+export function domainAuditView(d: Domain & Partial<Pick<DomainDetail, "appleAppSiteAssociation" | "assetLinks">>): Record<string, unknown> {
+  return {
+    name: d.name,
+    index_page: d.indexPage,
+    not_found_page: d.notFoundPage,
+    verified: d.verifiedAt !== null,
+    apple_app_site_association: fileDigest(d.appleAppSiteAssociation),
+    asset_links: fileDigest(d.assetLinks),
+  };
+}
+
+/** `"1234 bytes, sha256 0123456789abcdef"` (the digest's first 16 hex digits), or null for a file not set. */
+function fileDigest(text: string | null | undefined): string | null {
+  return text ? `${Buffer.byteLength(text, "utf8")} bytes, sha256 ${sha256(text).slice(0, 16)}` : null;
 }
 
 export function spaceAuditView(s: Space): Record<string, unknown> {

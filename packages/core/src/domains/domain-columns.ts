@@ -27,3 +27,15 @@ export const domainColumns = {
   createdAt: domains.createdAt,
   updatedAt: domains.updatedAt,
 };
+
+/**
+ * A domain as the domain endpoints show it: with its app-link files (CONTRACT §25, up to 64 KiB each).
+ * A link's embedded domain is a `Domain`, without them, so a page of links never carries the files.
+ */
+export type DomainDetail = Domain & { appleAppSiteAssociation: string | null; assetLinks: string | null };
+
+export const domainDetailColumns = {
+  ...domainColumns,
+  appleAppSiteAssociation: domains.appleAppSiteAssociation,
+  assetLinks: domains.assetLinks,
+};

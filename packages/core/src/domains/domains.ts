@@ -1,6 +1,6 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import { domains, isUniqueViolation } from "@shortener/db";
-import { domainColumns, type Domain } from "./domain-columns.ts";
+import { domainColumns, domainDetailColumns, type Domain, type DomainDetail } from "./domain-columns.ts";
 import { domainAuditView } from "../audit/audit-views.ts";
 import { recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
@@ -15,9 +15,9 @@ import { checkClaim, DEFAULT_DOMAIN_POLICY, type DomainPolicy } from "./claim.ts
 import { newVerificationToken } from "./verification.ts";
 
 /** The caller's domain, or NOT_FOUND (also for another user's: never a different answer). */
-export async function getDomain({ ctx, id }: { ctx: Ctx; id: number }): Promise<Domain> {
+export async function getDomain({ ctx, id }: { ctx: Ctx; id: number }): Promise<DomainDetail> {
   const [row] = await ctx.db
-    .select(domainColumns)
+    .select(domainDetailColumns)
     .from(domains)
     .where(and(eq(domains.id, id), eq(domains.workspaceId, ctx.actor.workspaceId)));
   if (!row) throw new NotFoundError("Domain");
@@ -33,12 +33,12 @@ export async function findDomainByName({ ctx, name }: { ctx: Ctx; name: string }
   return row ?? null;
 }
 
-export async function listDomains({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<Domain>> {
+export async function listDomains({ ctx, input }: { ctx: Ctx; input: ListInput | undefined }): Promise<Page<DomainDetail>> {
   const params = parseInput(ListDomainsInput, input ?? {});
-  return listOwnedRows<Domain>({
+  return listOwnedRows<DomainDetail>({
     db: ctx.db,
     table: domains,
-    select: domainColumns,
+    select: domainDetailColumns,
     workspaceId: ctx.actor.workspaceId,
     workspaceColumn: domains.workspaceId,
     idColumn: domains.id,
@@ -58,7 +58,7 @@ const TAKEN = "The name has already been taken.";
  * record. A name is taken when a verified domain has it, or the caller has it already; an unverified
  * claim of another user takes nothing (docs/adr/0017-domain-verification.md).
  */
-export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY }: { ctx: Ctx; input: CreateDomainInput; policy?: DomainPolicy }): Promise<Domain> {
+export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY }: { ctx: Ctx; input: CreateDomainInput; policy?: DomainPolicy }): Promise<DomainDetail> {
   const { values, errors } = parseFields(CreateDomainShape, input);
   const pages = (["index_page", "not_found_page"] as const).flatMap((field) => (values[field] ? [{ field, url: values[field] }] : []));
   await Promise.all([
@@ -86,12 +86,14 @@ export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY 
           name,
           indexPage: values.index_page ?? null,
           notFoundPage: values.not_found_page ?? null,
+          appleAppSiteAssociation: values.apple_app_site_association ?? null,
+          assetLinks: values.asset_links ?? null,
           verifiedAt: isVerified ? now : null,
           verificationToken: isVerified ? null : newVerificationToken(),
           createdAt: now,
           updatedAt: now,
         })
-        .returning(domainColumns);
+        .returning(domainDetailColumns);
       if (!row) throw new Error("insert returned no row");
       await notifyChange(tx.db, { kind: "domain", name: row.name });
       await recordAudit(tx, { action: "domain.created", objectType: "domain", objectId: row.id, after: domainAuditView(row) });
@@ -103,7 +105,7 @@ export async function createDomain({ ctx, input, policy = DEFAULT_DOMAIN_POLICY 
   }
 }
 
-export async function updateDomain({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdateDomainInput }): Promise<Domain> {
+export async function updateDomain({ ctx, id, input }: { ctx: Ctx; id: number; input: UpdateDomainInput }): Promise<DomainDetail> {
   const existing = await getDomain({ ctx, id });
   const { values, errors } = parseFields(UpdateDomainShape, input);
   const pages = (["index_page", "not_found_page"] as const).flatMap((field) => (values[field] ? [{ field, url: values[field] }] : []));
@@ -115,10 +117,12 @@ export async function updateDomain({ ctx, id, input }: { ctx: Ctx; id: number; i
       .set({
         ...(values.index_page !== undefined ? { indexPage: values.index_page } : {}),
         ...(values.not_found_page !== undefined ? { notFoundPage: values.not_found_page } : {}),
+        ...(values.apple_app_site_association !== undefined ? { appleAppSiteAssociation: values.apple_app_site_association } : {}),
+        ...(values.asset_links !== undefined ? { assetLinks: values.asset_links } : {}),
         updatedAt: tx.now(),
       })
       .where(and(eq(domains.id, existing.id), eq(domains.workspaceId, tx.actor.workspaceId)))
-      .returning(domainColumns);
+      .returning(domainDetailColumns);
     if (!row) throw new NotFoundError("Domain");
     await notifyChange(tx.db, { kind: "domain", name: row.name });
     await recordAudit(tx, { action: "domain.updated", objectType: "domain", objectId: row.id, before: domainAuditView(existing), after: domainAuditView(row) });
@@ -135,7 +139,7 @@ export async function deleteDomain({ ctx, id }: { ctx: Ctx; id: number }): Promi
     const [row] = await tx.db
       .delete(domains)
       .where(and(eq(domains.id, id), eq(domains.workspaceId, tx.actor.workspaceId)))
-      .returning(domainColumns);
+      .returning(domainDetailColumns);
     if (!row) throw new NotFoundError("Domain");
     await notifyChange(tx.db, { kind: "domain", name: row.name });
     await recordAudit(tx, { action: "domain.deleted", objectType: "domain", objectId: row.id, before: domainAuditView(row) });

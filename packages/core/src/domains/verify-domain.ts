@@ -7,7 +7,7 @@ import { ValidationError, type FieldErrors } from "../errors.ts";
 import { notifyChange } from "../changes/changes.ts";
 import { throwIfErrors } from "../validation/fields.ts";
 import { checkClaim, DEFAULT_DOMAIN_POLICY, type DomainPolicy } from "./claim.ts";
-import { domainColumns, type Domain } from "./domain-columns.ts";
+import { domainDetailColumns, type DomainDetail } from "./domain-columns.ts";
 import { getDomain } from "./domains.ts";
 import type { TxtLookup } from "./lookup-txt.ts";
 import { verificationRecordOf } from "./verification.ts";
@@ -21,7 +21,7 @@ export const RECORD_NOT_FOUND = "The verification record was not found.";
  * a timeout, a refused query) is the same 422 as a missing record. An admin's domain, or any domain
  * when verification is off, is verified without a lookup. Already verified: answered as it is.
  */
-export async function verifyDomain({ ctx, id, lookupTxt, policy = DEFAULT_DOMAIN_POLICY }: { ctx: Ctx; id: number; lookupTxt: TxtLookup; policy?: DomainPolicy }): Promise<Domain> {
+export async function verifyDomain({ ctx, id, lookupTxt, policy = DEFAULT_DOMAIN_POLICY }: { ctx: Ctx; id: number; lookupTxt: TxtLookup; policy?: DomainPolicy }): Promise<DomainDetail> {
   const domain = await getDomain({ ctx, id });
   if (domain.verifiedAt) return domain;
   // The claim is checked again: an admin may have taken the host, or the operator reserved it, since.
@@ -40,7 +40,7 @@ export async function verifyDomain({ ctx, id, lookupTxt, policy = DEFAULT_DOMAIN
         .update(domains)
         .set({ verifiedAt: now, verificationToken: null, updatedAt: now })
         .where(and(eq(domains.id, domain.id), eq(domains.workspaceId, tx.actor.workspaceId), isNull(domains.verifiedAt)))
-        .returning(domainColumns);
+        .returning(domainDetailColumns);
       // Verified meanwhile by a concurrent call: answer it as it is now.
       if (!row) return getDomain({ ctx: tx, id: domain.id });
       await notifyChange(tx.db, { kind: "domain", name: row.name });

@@ -27,6 +27,9 @@ export const IMPORT_COLUMNS = [
   "expiration_date",
   "expiration_time",
   "expiration_clicks",
+  "og_title",
+  "og_description",
+  "og_image",
   "password_hash",
   "privacy_password_hash",
 ] as const;

@@ -197,6 +197,9 @@ function importValues(jobId: number, at: string): Record<PerRowColumn, (p: Pendi
     expirationUrl: (p) => p.row.expirationUrl,
     expirationClicks: (p) => p.row.expirationClicks,
     endsAt: (p) => p.row.endsAt?.toISOString() ?? null,
+    ogTitle: (p) => p.row.ogTitle,
+    ogDescription: (p) => p.row.ogDescription,
+    ogImage: (p) => p.row.ogImage,
     importKey: (p) => importKeyOf(jobId, p.row.line),
   };
 }

@@ -21,6 +21,10 @@ export type NewLink = LinkTargets & {
   pixelIds: number[];
   /** As sent (trimmed, copies merged); the write may respell them as the workspace already does (`respellTags`). */
   tags: string[];
+  /** The Open Graph preview (CONTRACT §25); null: not set. */
+  ogTitle: string | null;
+  ogDescription: string | null;
+  ogImage: string | null;
   disabled: boolean;
   privacy: number;
   expirationUrl: string | null;
@@ -59,6 +63,9 @@ export function draftNewLink(v: CreateLinkValues, now: Date, errors: FieldErrors
     spaceId: v.space_id ?? null,
     pixelIds: v.pixel_ids ?? [],
     tags: v.tags ?? [],
+    ogTitle: v.og_title ?? null,
+    ogDescription: v.og_description ?? null,
+    ogImage: v.og_image ?? null,
     disabled: v.disabled === 1,
     privacy,
     expirationUrl: v.expiration_url ?? null,

@@ -34,6 +34,10 @@ export type Link = LinkTargets & {
   pixels: Pixel[];
   /** Its tags as stored (CONTRACT §25), in the order they were sent. */
   tags: string[];
+  /** Its Open Graph preview (CONTRACT §25): null when not set. */
+  ogTitle: string | null;
+  ogDescription: string | null;
+  ogImage: string | null;
   /** The destination's health as the worker last found it (CONTRACT §25): ok, broken or unchecked. */
   health: LinkHealth;
   /** Why it is broken, or why it is unchecked (e.g. a private address); null when ok or never looked at. */
@@ -70,6 +74,9 @@ export const linkColumns = {
   endsAt: links.endsAt,
   clicks: links.clicks,
   tags: links.tags,
+  ogTitle: links.ogTitle,
+  ogDescription: links.ogDescription,
+  ogImage: links.ogImage,
   health: links.health,
   healthReason: links.healthReason,
   healthCheckedAt: links.healthCheckedAt,
@@ -103,6 +110,9 @@ export const LINK_INSERT_COLUMNS = {
   rotationTarget: "jsonb",
   tags: "text[]",
   tagKeys: "text[]",
+  ogTitle: "text",
+  ogDescription: "text",
+  ogImage: "text",
   importKey: "text",
   createdAt: "timestamptz",
   updatedAt: "timestamptz",

@@ -72,6 +72,10 @@ export function changesOf(v: UpdateValues, hashes: Awaited<ReturnType<typeof has
     rotationTarget: emptyToNull(v.rotation),
     // A new rotation list starts its round from the beginning.
     ...(v.rotation !== undefined ? { lastRotation: null } : {}),
+    // The preview's fields: an empty value (null) removes one.
+    ogTitle: v.og_title,
+    ogDescription: v.og_description,
+    ogImage: v.og_image,
     // Sent tags replace the link's; an empty value removes them all.
     ...(v.tags !== undefined ? tagColumns(v.tags ?? []) : {}),
     // A new destination has not been checked (CONTRACT §25): its health starts again, and the worker looks soon.

@@ -6,6 +6,7 @@ import { PageParams } from "../lists/pagination.ts";
 import { urlField } from "../urls/url.ts";
 import { defaulted, idField, intEnumField, intField, onCreate, onUpdate, refused, stringEnumField, textField } from "../validation/fields.ts";
 import { ALIAS_CHARACTERS, isReservedAlias, MAX_ALIAS_LENGTH } from "./alias.ts";
+import { ogDescriptionField, ogImageField, ogTitleField } from "./open-graph.ts";
 import { tagFilter, tagList } from "./tags.ts";
 import { UTM_FIELDS, utmValue, type UtmField } from "./utm.ts";
 
@@ -129,6 +130,9 @@ export const CreateLinkShape = {
   utm_campaign: onCreate(utmValue("utm_campaign")),
   utm_term: onCreate(utmValue("utm_term")),
   utm_content: onCreate(utmValue("utm_content")),
+  og_title: onCreate(ogTitleField),
+  og_description: onCreate(ogDescriptionField),
+  og_image: onCreate(ogImageField),
 };
 export const CreateLinkInput = z.object(CreateLinkShape);
 export type CreateLinkInput = z.input<typeof CreateLinkInput>;
@@ -165,6 +169,10 @@ export const UpdateLinkShape = {
   utm_campaign: onUpdate(utmValue("utm_campaign")),
   utm_term: onUpdate(utmValue("utm_term")),
   utm_content: onUpdate(utmValue("utm_content")),
+  /** An empty value removes the field from the link's preview. */
+  og_title: onUpdate(ogTitleField),
+  og_description: onUpdate(ogDescriptionField),
+  og_image: onUpdate(ogImageField),
 };
 export const UpdateLinkInput = z.object(UpdateLinkShape);
 export type UpdateLinkInput = z.input<typeof UpdateLinkInput>;

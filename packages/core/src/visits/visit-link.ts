@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { links } from "@shortener/db";
 import type { SystemCtx } from "../context.ts";
 import { linkTargetColumns } from "../links/link-columns.ts";
+import { openGraphOf, type OpenGraph } from "../links/open-graph.ts";
 import type { TargetedLink } from "../targeting/choose-destination.ts";
 
 /** What the visitor side needs of a link, loaded in one indexed read and cached. */
@@ -17,6 +18,11 @@ export type VisitLink = TargetedLink & {
   clicks: number;
   lastRotation: number | null;
   pixels: Array<{ type: string; value: string }>;
+  /**
+   * The link's Open Graph preview (CONTRACT §25), null when it has none: the visitor side shows it to
+   * link-preview bots only, and only once the link's gates are passed (a person's visit reads nothing but this null check).
+   */
+  og: OpenGraph | null;
 };
 
 /** The link a visitor asks for by domain and alias (exact, case-sensitive), or null. */
@@ -35,6 +41,9 @@ export async function findLinkForVisit(ctx: SystemCtx, domainId: number, alias: 
       clicks: links.clicks,
       ...linkTargetColumns,
       lastRotation: links.lastRotation,
+      ogTitle: links.ogTitle,
+      ogDescription: links.ogDescription,
+      ogImage: links.ogImage,
       // Written out with table names: drizzle renders bare column names inside a raw subquery.
       pixels: sql<Array<{ type: string; value: string }> | null>`(
         select json_agg(json_build_object('type', p.type, 'value', p.value) order by p.id)
@@ -46,5 +55,6 @@ export async function findLinkForVisit(ctx: SystemCtx, domainId: number, alias: 
     .limit(1);
   if (!row) return null;
   const pixelList = typeof row.pixels === "string" ? (JSON.parse(row.pixels) as VisitLink["pixels"]) : row.pixels;
-  return { ...row, clicks: Number(row.clicks), pixels: pixelList ?? [] };
+  const { ogTitle, ogDescription, ogImage, ...rest } = row;
+  return { ...rest, clicks: Number(row.clicks), pixels: pixelList ?? [], og: openGraphOf({ ogTitle, ogDescription, ogImage }) };
 }

@@ -216,6 +216,10 @@ export const domains = pgTable(
     verifiedAt: timestamp({ withTimezone: true, mode: "date" }),
     /** The random part of the TXT record an unverified domain's owner publishes; null once verified. */
     verificationToken: text(),
+    /** App links (CONTRACT §25): served as `/.well-known/apple-app-site-association`, JSON text (an object), at most 64 KiB; null: not set. */
+    appleAppSiteAssociation: text(),
+    /** App links (CONTRACT §25): served as `/.well-known/assetlinks.json`, JSON text (an array), at most 64 KiB; null: not set. */
+    assetLinks: text(),
     ...timestamps,
   },
   (t) => [
@@ -308,6 +312,11 @@ export const links = pgTable(
       .array()
       .notNull()
       .default(sql`'{}'::text[]`),
+    /** Open Graph preview (CONTRACT §25; docs/link-features.md): what link-preview bots are shown instead of the redirect. Null: not set. */
+    ogTitle: text(),
+    ogDescription: text(),
+    /** An http(s) URL of the preview image. */
+    ogImage: text(),
     /** Set by the importer: makes a resumed import idempotent per row. */
     importKey: text(),
     /**

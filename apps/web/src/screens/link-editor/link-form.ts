@@ -21,6 +21,10 @@ export type LinkForm = {
   pixel_ids: number[];
   /** Tags as typed, comma-separated (the API takes the list and checks each). */
   tags: string;
+  /** The Open Graph preview link-preview bots are shown (CONTRACT §25); "" none. */
+  og_title: string;
+  og_description: string;
+  og_image: string;
   disabled: boolean;
   privacy: "0" | "1" | "2";
   privacy_password: string;
@@ -42,6 +46,9 @@ export const EMPTY_FORM: LinkForm = {
   space_id: "",
   pixel_ids: [],
   tags: "",
+  og_title: "",
+  og_description: "",
+  og_image: "",
   disabled: false,
   privacy: "0",
   privacy_password: "",
@@ -82,6 +89,9 @@ export function formOf(link: Link): LinkForm {
     space_id: link.space ? String(link.space.id) : "",
     pixel_ids: link.pixels.map((p) => p.id),
     tags: link.tags.join(", "),
+    og_title: link.og_title ?? "",
+    og_description: link.og_description ?? "",
+    og_image: link.og_image ?? "",
     disabled: link.disabled === 1,
     privacy: String(link.privacy) as LinkForm["privacy"],
     expiration_url: link.expiration_url ?? "",
@@ -124,6 +134,9 @@ function fieldsOf(form: LinkForm, isUpdate: boolean) {
     space_id: clear(form.space_id ? Number(form.space_id) : null),
     pixel_ids: isUpdate ? form.pixel_ids : form.pixel_ids.length ? form.pixel_ids : undefined,
     tags: tagsOf(form.tags, isUpdate),
+    og_title: clear(orNull(form.og_title)),
+    og_description: clear(orNull(form.og_description)),
+    og_image: clear(orNull(form.og_image)),
     disabled: form.disabled ? (1 as const) : (0 as const),
     privacy: Number(form.privacy) as 0 | 1 | 2,
     ...(form.privacy_password ? { privacy_password: form.privacy_password } : {}),
