@@ -86,7 +86,19 @@ export { gateVisit, type VisitGate } from "./visits/decide-visit.ts";
 export { chooseDestination, isWeightedRotation, weightedIndex, mergeQuery, parseAcceptLanguage, type TargetedLink, type VisitTraits } from "./targeting/choose-destination.ts";
 export { TARGET_TYPES, visitorFactsFor, type LinkTargets, type TargetType, type VisitorFacts } from "./targeting/target-types.ts";
 export { recordClicks, rollupRowsOf, visitorsOf, type Click } from "./visits/record-clicks.ts";
-export { agentDigest, dropPastVisitorDays, findOrCreateVisitorSalt, nextUtcDayStart, utcDay, VISITOR_DAY_GRACE_MS, visitorHash, visitorKey, type AgentDigest, type VisitorKey, type VisitorSalt } from "./visits/visitor-salts.ts";
+export {
+  agentDigest,
+  dropPastVisitorDays,
+  findOrCreateVisitorSalt,
+  nextUtcDayStart,
+  utcDay,
+  VISITOR_DAY_GRACE_MS,
+  visitorHash,
+  visitorKey,
+  type AgentDigest,
+  type VisitorKey,
+  type VisitorSalt,
+} from "./visits/visitor-salts.ts";
 export { MAX_ORPHAN_ALIAS, orphanAliasValue, recordDomainVisits, type DomainVisit } from "./visits/record-domain-visits.ts";
 export {
   CLICK_DEFAULT_PARTITION,

@@ -57,7 +57,13 @@ describe("visitorHash", () => {
 
   it("changes with every input: salt, group, User-Agent, link (and not with a User-Agent's characters past 512)", () => {
     const base = visitorHash(salt, "2001:db8:1:2::/64", ua, 1);
-    const variants = [visitorHash(other, "2001:db8:1:2::/64", ua, 1), visitorHash(salt, "2001:db8:1:3::/64", ua, 1), visitorHash(salt, "2001:db8:1:2::/64", `${ua} `, 1), visitorHash(salt, "2001:db8:1:2::/64", ua, 2), visitorHash(salt, "2001:db8:1:2::/64", ua, 1 + 2 ** 24)];
+    const variants = [
+      visitorHash(other, "2001:db8:1:2::/64", ua, 1),
+      visitorHash(salt, "2001:db8:1:3::/64", ua, 1),
+      visitorHash(salt, "2001:db8:1:2::/64", `${ua} `, 1),
+      visitorHash(salt, "2001:db8:1:2::/64", ua, 2),
+      visitorHash(salt, "2001:db8:1:2::/64", ua, 1 + 2 ** 24),
+    ];
     expect(new Set([base, ...variants]).size).toBe(6);
     const long = "x".repeat(512);
     expect(visitorHash(salt, "g", `${long}a`, 1)).toBe(visitorHash(salt, "g", `${long}b`, 1));

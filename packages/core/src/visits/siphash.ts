@@ -67,7 +67,7 @@ export function sipHash24(key: SipKey, m: Uint8Array, length: number, out: Uint3
     for (let r = 0; r < rounds; r++) {
       // v0 += v1; v1 <<<= 13; v1 ^= v0; v0 <<<= 32
       lo = (v0l + v1l) | 0;
-      v0h = (v0h + v1h + ((lo >>> 0) < (v0l >>> 0) ? 1 : 0)) | 0;
+      v0h = (v0h + v1h + (lo >>> 0 < v0l >>> 0 ? 1 : 0)) | 0;
       v0l = lo;
       t = v1h;
       v1h = ((v1h << 13) | (v1l >>> 19)) ^ v0h;
@@ -77,21 +77,21 @@ export function sipHash24(key: SipKey, m: Uint8Array, length: number, out: Uint3
       v0l = t;
       // v2 += v3; v3 <<<= 16; v3 ^= v2
       lo = (v2l + v3l) | 0;
-      v2h = (v2h + v3h + ((lo >>> 0) < (v2l >>> 0) ? 1 : 0)) | 0;
+      v2h = (v2h + v3h + (lo >>> 0 < v2l >>> 0 ? 1 : 0)) | 0;
       v2l = lo;
       t = v3h;
       v3h = ((v3h << 16) | (v3l >>> 16)) ^ v2h;
       v3l = ((v3l << 16) | (t >>> 16)) ^ v2l;
       // v0 += v3; v3 <<<= 21; v3 ^= v0
       lo = (v0l + v3l) | 0;
-      v0h = (v0h + v3h + ((lo >>> 0) < (v0l >>> 0) ? 1 : 0)) | 0;
+      v0h = (v0h + v3h + (lo >>> 0 < v0l >>> 0 ? 1 : 0)) | 0;
       v0l = lo;
       t = v3h;
       v3h = ((v3h << 21) | (v3l >>> 11)) ^ v0h;
       v3l = ((v3l << 21) | (t >>> 11)) ^ v0l;
       // v2 += v1; v1 <<<= 17; v1 ^= v2; v2 <<<= 32
       lo = (v2l + v1l) | 0;
-      v2h = (v2h + v1h + ((lo >>> 0) < (v2l >>> 0) ? 1 : 0)) | 0;
+      v2h = (v2h + v1h + (lo >>> 0 < v2l >>> 0 ? 1 : 0)) | 0;
       v2l = lo;
       t = v1h;
       v1h = ((v1h << 17) | (v1l >>> 15)) ^ v2h;
