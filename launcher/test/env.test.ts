@@ -36,6 +36,12 @@ describe("settings (CONTRACT §13)", () => {
     expect(parseEnv({ WEBHOOK_ALLOW_PRIVATE: "0" }).WEBHOOK_ALLOW_PRIVATE).toBe(false);
   });
 
+  it("reads the replicas as a list, their allowed lag, and the direct URL (CONTRACT §26)", () => {
+    expect(parseEnv({})).toMatchObject({ DATABASE_READ_URL: undefined, READ_MAX_LAG_MS: 1000, DATABASE_DIRECT_URL: undefined });
+    const env = parseEnv({ DATABASE_READ_URL: "postgres://r1:5432/db, postgresql://u:p@r2/db,", READ_MAX_LAG_MS: "250", DATABASE_DIRECT_URL: "postgres://db:5432/db" });
+    expect(env).toMatchObject({ DATABASE_READ_URL: ["postgres://r1:5432/db", "postgresql://u:p@r2/db"], READ_MAX_LAG_MS: 250, DATABASE_DIRECT_URL: "postgres://db:5432/db" });
+  });
+
   it.each([
     ["PORT", "abc"],
     ["PORT", "0"],
@@ -45,6 +51,12 @@ describe("settings (CONTRACT §13)", () => {
     ["ADMIN_API_KEY", "too-short"],
     ["ADMIN_API_KEY", `has space ${"x".repeat(40)}`],
     ["DATABASE_URL", "mysql://x"],
+    ["DATABASE_READ_URL", "mysql://x"],
+    ["DATABASE_READ_URL", "postgres://replica-1/db, http://replica-2/db"],
+    ["DATABASE_READ_URL", " , "],
+    ["READ_MAX_LAG_MS", "5"],
+    ["READ_MAX_LAG_MS", "1s"],
+    ["DATABASE_DIRECT_URL", "redis://x"],
     ["SHORT_URL_SCHEME", "ftp"],
     ["TRUST_PROXY", "not-an-ip"],
     ["REDIS_URL", "http://x"],
