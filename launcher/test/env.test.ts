@@ -38,7 +38,7 @@ describe("settings (CONTRACT §13)", () => {
 
   it("reads the replicas as a list, their allowed lag, and the direct URL (CONTRACT §26)", () => {
     expect(parseEnv({})).toMatchObject({ DATABASE_READ_URL: undefined, READ_MAX_LAG_MS: 1000, DATABASE_DIRECT_URL: undefined });
-    const env = parseEnv({ DATABASE_READ_URL: "postgres://r1:5432/db, postgresql://u:p@r2/db,", READ_MAX_LAG_MS: "250", DATABASE_DIRECT_URL: "postgres://db:5432/db" });
+    const env = parseEnv({ DATABASE_URL: "postgres://pgbouncer:6432/db", DATABASE_READ_URL: "postgres://r1:5432/db, postgresql://u:p@r2/db,", READ_MAX_LAG_MS: "250", DATABASE_DIRECT_URL: "postgres://db:5432/db" });
     expect(env).toMatchObject({ DATABASE_READ_URL: ["postgres://r1:5432/db", "postgresql://u:p@r2/db"], READ_MAX_LAG_MS: 250, DATABASE_DIRECT_URL: "postgres://db:5432/db" });
   });
 
@@ -76,6 +76,8 @@ describe("settings (CONTRACT §13)", () => {
     ["RESERVED_HOSTS", "*.*.example"],
     ["RESERVED_HOSTS", "http://x.example/path"],
     ["WEBHOOK_ALLOW_PRIVATE", "yes"],
+    ["DATABASE_READ_URL", "postgres://replica/db"],
+    ["DATABASE_DIRECT_URL", "postgres://db/db"],
   ])("%s=%s stops the start with one line naming it", (name, value) => {
     let message = "";
     try {
