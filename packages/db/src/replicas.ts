@@ -215,7 +215,8 @@ export function openReadRouter(options: ReadRouterOptions): ReadRouter {
         continue;
       }
       // Healthy, but not yet past this read's writes: the primary, without counting the replica skipped.
-      if (replica.freshAsOf < since) continue;
+      // Strictly after: a sample taken in the same millisecond as the write may have been taken before it.
+      if (replica.freshAsOf <= since) continue;
       next = (index + 1) % replicas.length;
       return replica.db;
     }
