@@ -106,6 +106,22 @@ function parseLsn(text: string): bigint {
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
 
+/** WAL page size (XLOG_BLCKSZ, 8 kB unless PostgreSQL was built otherwise) and the longest page header (a segment's first page). */
+const WAL_PAGE = 8192n;
+const WAL_PAGE_HEADER_MAX = 40n;
+
+/**
+ * Whether a replica that has replayed up to `replayed` holds everything the primary had inserted when it
+ * reported `inserted`. The insert position of a primary whose last record ended exactly at a page's end
+ * is given past the next page's header, where no replica's replay position ever lands: a replay position
+ * at that page's start holds it all too (else an idle primary could leave a replica looking behind for good).
+ */
+function holds(replayed: bigint, inserted: bigint): boolean {
+  if (replayed >= inserted) return true;
+  const offset = inserted % WAL_PAGE;
+  return offset <= WAL_PAGE_HEADER_MAX && replayed >= inserted - offset;
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
@@ -290,7 +306,7 @@ export function openReadRouter(options: ReadRouterOptions): ReadRouter {
             return;
           }
           const replayed = parseLsn(row.lsn);
-          for (const sample of samples) if (sample.lsn <= replayed && sample.at > replica.freshAsOf) replica.freshAsOf = sample.at;
+          for (const sample of samples) if (sample.at > replica.freshAsOf && holds(replayed, sample.lsn)) replica.freshAsOf = sample.at;
           replica.isUp = true;
           replica.hasAnswered = true;
         } catch {
