@@ -101,7 +101,7 @@ type Replica = {
 };
 
 /** An LSN (`16/B374D848`) as a number that orders like it. */
-function parseLsn(text: string): bigint {
+export function parseLsn(text: string): bigint {
   const [high = "0", low = "0"] = text.split("/");
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }
@@ -116,7 +116,7 @@ const WAL_PAGE_HEADER_MAX = 40n;
  * is given past the next page's header, where no replica's replay position ever lands: a replay position
  * at that page's start holds it all too (else an idle primary could leave a replica looking behind for good).
  */
-function holds(replayed: bigint, inserted: bigint): boolean {
+export function holds(replayed: bigint, inserted: bigint): boolean {
   if (replayed >= inserted) return true;
   const offset = inserted % WAL_PAGE;
   return offset <= WAL_PAGE_HEADER_MAX && replayed >= inserted - offset;
