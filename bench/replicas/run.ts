@@ -99,7 +99,8 @@ async function main(): Promise<void> {
       await sql.end();
     }
     await pg.query("replica", DB, "select 1");
-    log(`seeded ${LINKS} links; PostgreSQL ${(await pg.query<{ v: string }>("primary", DB, "show server_version"))[0]?.v}; ${cpus().length} CPUs, load ${loadavg()[0]?.toFixed(2)}`);
+    const version = (await pg.query<{ server_version: string }>("primary", DB, "show server_version"))[0]?.server_version ?? "?";
+    log(`seeded ${LINKS} links; PostgreSQL ${version}; ${cpus().length} CPUs, load ${loadavg()[0]?.toFixed(2) ?? "?"}`);
 
     const rows: Array<{ mode: string } & Window> = [];
     for (const mode of ["primary only", "with a replica"] as const) {
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, SETTLE_MS));
       }
       for (const caseName of CASES) {
-        log(`${mode}: ${caseName}, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s`);
+        log(`${mode}: ${caseName}, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s (load average ${loadavg()[0]?.toFixed(2) ?? "?"})`);
         const window = await measure(pg, service, caseName);
         if (window.result.errors) throw new Error(`${window.result.errors} errors: ${window.result.sample ?? ""}`);
         rows.push({ mode, ...window });
