@@ -165,8 +165,9 @@ function routedClient(target: postgres.Sql, fallback: postgres.Sql | undefined, 
 
 /** Opens the replicas of DATABASE_READ_URL next to `primary` (Postgres only: the embedded database has none). */
 export function openReadRouter(options: ReadRouterOptions): ReadRouter {
-  const primaryClient = options.primary.postgres;
-  if (!primaryClient) throw new Error("read replicas need a PostgreSQL primary");
+  const primaryPostgres = options.primary.postgres;
+  if (!primaryPostgres) throw new Error("read replicas need a PostgreSQL primary");
+  const primaryClient: postgres.Sql = primaryPostgres;
   const now = options.now ?? (() => Date.now());
   const { maxLagMs } = options;
   const intervalMs = checkIntervalOf(maxLagMs);
