@@ -95,6 +95,7 @@ describe("read replicas and PgBouncer: two PostgreSQL clusters in streaming repl
   let visitorSides: Launcher[];
   let host: string;
   let domainId: number;
+  let otherKey: string;
 
   beforeAll(async () => {
     pg = await startReplicatedPostgres();
@@ -113,6 +114,17 @@ describe("read replicas and PgBouncer: two PostgreSQL clusters in streaming repl
     const [domain] = (await call(apiA, "GET", "/domains")).data;
     host = domain.name;
     domainId = domain.id;
+    // Another user, who only reads: the control that the replica is in use while the admin's reads are not on it.
+    otherKey = (await call(apiA, "POST", "/users", { email: "reader@replicas.example", name: "Reader" })).data.api_key;
+    // For a few seconds after its start a process reads everyone's requests from the primary (it may have
+    // missed announcements of writes): wait until each API process reads from the replica.
+    for (const api of [apiA, apiB]) {
+      await until("the API process to read from the replica", async () => {
+        const before = await linkReads("replica");
+        await send(api.port, { path: "/api/v1/links", headers: { authorization: `Bearer ${otherKey}` } });
+        return (await linkReads("replica")) > before;
+      });
+    }
   }, 180_000);
 
   afterAll(async () => {
@@ -176,6 +188,10 @@ describe("read replicas and PgBouncer: two PostgreSQL clusters in streaming repl
       const listed = (await call(apiA, "GET", "/links?search=ryw&search_by=alias")).data as Array<{ id: number; url: string }>;
       expect(listed.find((l) => l.id === link.id)?.url).toBe("https://ryw.example/v2");
       expect(await replicaUrlOf(link.id)).toBeUndefined();
+      // Meanwhile a caller who has not written reads from that same replica, on both processes.
+      const replicaBefore = await linkReads("replica");
+      for (const api of [apiA, apiB]) expect((await send(api.port, { path: "/api/v1/links", headers: { authorization: `Bearer ${otherKey}` } })).status).toBe(200);
+      expect((await linkReads("replica")) - replicaBefore).toBeGreaterThanOrEqual(2);
     } finally {
       await resumeReplay();
     }

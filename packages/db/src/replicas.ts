@@ -9,8 +9,9 @@ import * as schema from "./schema/index.ts";
  * Reads on streaming replicas (CONTRACT §26, docs/adr/0055-read-replicas-and-a-pooler.md).
  *
  * Every replica is checked in the background, a few times a second, never per query: the primary's WAL
- * insert position is sampled with the time it was taken, and a replica that has replayed past a sample
- * holds every commit made before that time. `freshAsOf` is the latest such time; `now - freshAsOf` is the
+ * flush position is sampled with the time it was taken, and a replica that has replayed past a sample
+ * holds every commit made before that time (a commit is flushed before it returns; only commits made with
+ * `synchronous_commit = off`, the click counters', may come up to a WAL writer's round later). `freshAsOf` is the latest such time; `now - freshAsOf` is the
  * replica's lag as this process sees it (an idle primary does not make it grow, a stuck check does).
  *
  * A read takes a replica that answers, lags at most `maxLagMs`, and holds every commit the read must see
@@ -111,10 +112,10 @@ const WAL_PAGE = 8192n;
 const WAL_PAGE_HEADER_MAX = 40n;
 
 /**
- * Whether a replica that has replayed up to `replayed` holds everything the primary had inserted when it
- * reported `inserted`. The insert position of a primary whose last record ended exactly at a page's end
- * is given past the next page's header, where no replica's replay position ever lands: a replay position
- * at that page's start holds it all too (else an idle primary could leave a replica looking behind for good).
+ * Whether a replica that has replayed up to `replayed` holds everything the primary had written when it
+ * reported `inserted`. A WAL position a primary reports may lie past a page's header, where no replica's
+ * replay position ever lands (a record that ended exactly at the page's end): a replay position at that
+ * page's start holds it all too, else an idle primary could leave a replica looking behind for good.
  */
 export function holds(replayed: bigint, inserted: bigint): boolean {
   if (replayed >= inserted) return true;
@@ -288,7 +289,7 @@ export function openReadRouter(options: ReadRouterOptions): ReadRouter {
   async function check(): Promise<void> {
     const at = now();
     try {
-      const [row] = await withTimeout(primaryClient.unsafe<Array<{ lsn: string }>>("select pg_current_wal_insert_lsn()::text as lsn"), CHECK_TIMEOUT_MS);
+      const [row] = await withTimeout(primaryClient.unsafe<Array<{ lsn: string }>>("select pg_current_wal_flush_lsn()::text as lsn"), CHECK_TIMEOUT_MS);
       if (row) samples.push({ at, lsn: parseLsn(row.lsn) });
     } catch {
       // The primary does not answer: no new sample, so no replica looks fresher than before.
