@@ -117,7 +117,15 @@ async function main(): Promise<void> {
     // A pass that is not counted: each server's caches (and the replica's hint bits) warm on every case.
     for (const caseName of CASES) {
       for (const { service: target } of modes) {
-        await runLoad({ caseName, params: { domainId: 0, linkCount: LINKS, runTag: "replicas" }, origin: target.base, authorization: `Bearer ${ADMIN_KEY}`, connections: CONNECTIONS, warmupMs: 1_000, durationMs: 4_000 });
+        await runLoad({
+          caseName,
+          params: { domainId: 0, linkCount: LINKS, runTag: "replicas" },
+          origin: target.base,
+          authorization: `Bearer ${ADMIN_KEY}`,
+          connections: CONNECTIONS,
+          warmupMs: 1_000,
+          durationMs: 4_000,
+        });
       }
     }
     const rows: Array<{ mode: string; round: number } & Window> = [];

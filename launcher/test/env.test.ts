@@ -39,7 +39,12 @@ describe("settings (CONTRACT §13)", () => {
   it("reads the replicas as a list, their allowed lag, and the direct URL (CONTRACT §26)", () => {
     const defaults = parseEnv({});
     expect([defaults.DATABASE_READ_URL, defaults.READ_MAX_LAG_MS, defaults.DATABASE_DIRECT_URL]).toEqual([undefined, 1000, undefined]);
-    const env = parseEnv({ DATABASE_URL: "postgres://pgbouncer:6432/db", DATABASE_READ_URL: "postgres://r1:5432/db, postgresql://u:p@r2/db,", READ_MAX_LAG_MS: "250", DATABASE_DIRECT_URL: "postgres://db:5432/db" });
+    const env = parseEnv({
+      DATABASE_URL: "postgres://pgbouncer:6432/db",
+      DATABASE_READ_URL: "postgres://r1:5432/db, postgresql://u:p@r2/db,",
+      READ_MAX_LAG_MS: "250",
+      DATABASE_DIRECT_URL: "postgres://db:5432/db",
+    });
     expect(env).toMatchObject({ DATABASE_READ_URL: ["postgres://r1:5432/db", "postgresql://u:p@r2/db"], READ_MAX_LAG_MS: 250, DATABASE_DIRECT_URL: "postgres://db:5432/db" });
   });
 

@@ -66,7 +66,7 @@ async function startLauncher(settings: Record<string, string>): Promise<Launcher
     },
   };
   launchers.push(launcher);
-  for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
     if (child.exitCode !== null) throw new Error(`launcher (${settings.SERVICES}) exited: ${output.slice(-2000)}`);
     const ready = await send(port, { path: "/readyz" }).catch(() => null);
     if (ready?.status === 200) return launcher;
@@ -83,7 +83,7 @@ async function metric(launcher: Launcher, name: string, labels: string): Promise
 }
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
+  for (const deadline = Date.now() + timeoutMs; !(await check());) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -131,7 +131,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** SQLSTATEs a replica answers that the primary would not: a write on a hot standby, a conflict with recovery. */
 function isReplicaRefusal(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === "25006" /* read_only_sql_transaction */ || code === "40001" /* conflict with recovery */ || code === "57014" /* canceled (recovery) */;
+  return code === "25006" /* read_only_sql_transaction */ || code === "40001" /* conflict with recovery */ || code === "57014"; /* canceled (recovery) */
 }
 
 type Unsafe = (query: string, params?: unknown[], options?: postgres.UnsafeQueryOptions) => postgres.PendingQuery<postgres.Row[]>;
@@ -142,7 +142,14 @@ type Unsafe = (query: string, params?: unknown[], options?: postgres.UnsafeQuery
  * session uses `unsafe(query, params, options)` (awaited, or `.values()`) and `begin`; everything else
  * (its type parsers) is the target's.
  */
-function routedClient(target: postgres.Sql, fallback: postgres.Sql | undefined, transactions: postgres.Sql, onRead: () => void, onFailure: (error: unknown) => void, onFallback: () => void): postgres.Sql {
+function routedClient(
+  target: postgres.Sql,
+  fallback: postgres.Sql | undefined,
+  transactions: postgres.Sql,
+  onRead: () => void,
+  onFailure: (error: unknown) => void,
+  onFallback: () => void,
+): postgres.Sql {
   const unsafe: Unsafe = (query, params, options) => {
     const run = (isValues: boolean): Promise<unknown> => {
       onRead();

@@ -104,7 +104,7 @@ export async function startReplicatedPostgres(options: { withBouncer?: boolean }
         await db.end();
       }
       // The replica replays both within moments.
-      for (const deadline = Date.now() + 30_000; ; ) {
+      for (const deadline = Date.now() + 30_000; ;) {
         const replica = postgres(harness.url("replica", name), { max: 1, onnotice: () => {}, connect_timeout: 2 });
         const ok = await replica
           .unsafe("select 1 from pg_extension where extname = 'pg_stat_statements'")
@@ -214,7 +214,7 @@ pidfile = ${join(dir, "pgbouncer.pid")}
       );
       if (isRoot) for (const file of [ini, join(dir, "userlist.txt")]) chownSync(file, await idOf("-u"), await idOf("-g"));
       await runAsPostgres("pgbouncer", ["-d", ini]);
-      for (const deadline = Date.now() + 10_000; !(await acceptsConnections(bouncerPort)); ) {
+      for (const deadline = Date.now() + 10_000; !(await acceptsConnections(bouncerPort));) {
         if (Date.now() > deadline) throw new Error("PgBouncer did not start");
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -19,7 +19,7 @@ async function ranOnReplica(db: Db): Promise<boolean> {
 }
 
 async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 20_000; !(await check()); ) {
+  for (const deadline = Date.now() + 20_000; !(await check());) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
