@@ -144,6 +144,19 @@ describe("read replicas and PgBouncer: two PostgreSQL clusters in streaming repl
     return JSON.parse(res.body);
   }
 
+  /** A tRPC call (no batching, no transformer): a query as GET with `input` in the query string, a mutation as POST. */
+  async function trpc(api: Launcher, method: "GET" | "POST", procedure: string, input: unknown): Promise<any> {
+    const json = JSON.stringify(input);
+    const res = await send(api.port, {
+      method,
+      path: `/trpc/${procedure}${method === "GET" ? `?input=${encodeURIComponent(json)}` : ""}`,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(method === "POST" ? { "content-type": "application/json" } : {}) },
+      ...(method === "POST" ? { body: json } : {}),
+    });
+    if (res.status >= 300) throw new Error(`tRPC ${procedure}: ${res.status} ${res.body}`);
+    return (JSON.parse(res.body) as { result: { data: unknown } }).result.data;
+  }
+
   const linkReads = (server: "primary" | "replica") => (pg as ReplicatedPostgres).statementCalls(server, DB, LINK_READS);
   const replicaUrlOf = async (id: number) => (await (pg as ReplicatedPostgres).query<{ url: string }>("replica", DB, `select url from links where id = ${id}`))[0]?.url;
   const pauseReplay = () => (pg as ReplicatedPostgres).query("replica", DB, "select pg_wal_replay_pause()");
@@ -168,8 +181,11 @@ describe("read replicas and PgBouncer: two PostgreSQL clusters in streaming repl
       expect((await call(apiA, "GET", `/links/${(made[i % 3] as { id: number }).id}`)).data.alias).toMatch(/^spread-/);
     }
     await call(apiA, "GET", `/stats/${(made[0] as { id: number }).id}?name=clicks`);
+    // tRPC queries (GET) too.
+    expect((await trpc(apiA, "GET", "links.get", { id: (made[1] as { id: number }).id })).alias).toBe("spread-2");
+    expect((await trpc(apiA, "GET", "links.list", {})).data.length).toBeGreaterThanOrEqual(3);
     expect(await linkReads("primary")).toBe(primary0);
-    expect((await linkReads("replica")) - replica0).toBeGreaterThanOrEqual(READS);
+    expect((await linkReads("replica")) - replica0).toBeGreaterThanOrEqual(READS + 2);
     expect(await metric(apiA, "shortener_db_reads_total", 'pool="replica1"')).toBeGreaterThanOrEqual(READS);
     expect(await metric(apiA, "shortener_db_replica_up", 'replica="replica1"')).toBe(1);
   });
@@ -189,6 +205,10 @@ describe("read replicas and PgBouncer: two PostgreSQL clusters in streaming repl
       await call(apiB, "PATCH", `/links/${link.id}`, { url: "https://ryw.example/v2" });
       expect((await call(apiB, "GET", `/links/${link.id}`)).data.url).toBe("https://ryw.example/v2");
       expect((await call(apiA, "GET", `/links/${link.id}`)).data.url).toBe("https://ryw.example/v2");
+      // The same through tRPC: a mutation on one process, a query on the other.
+      await trpc(apiA, "POST", "links.update", { id: link.id, url: "https://ryw.example/v3" });
+      expect((await trpc(apiB, "GET", "links.get", { id: link.id })).url).toBe("https://ryw.example/v3");
+      await call(apiB, "PATCH", `/links/${link.id}`, { url: "https://ryw.example/v2" });
       const listed = (await call(apiA, "GET", "/links?search=ryw&search_by=alias")).data as Array<{ id: number; url: string }>;
       expect(listed.find((l) => l.id === link.id)?.url).toBe("https://ryw.example/v2");
       expect(await replicaUrlOf(link.id)).toBeUndefined();
