@@ -16,13 +16,13 @@ describe("WAL positions (docs/adr/0055-read-replicas-and-a-pooler.md)", () => {
   });
 
   it.each([
-    ["replayed exactly to the insert position", "0/3000148", "0/3000148", true],
+    ["replayed exactly to the reported position", "0/3000148", "0/3000148", true],
     ["replayed past it", "0/3000200", "0/3000148", true],
     ["one record behind", "0/3000100", "0/3000148", false],
-    ["a page's end, the insert position past the next page's short header", "0/3002000", "0/3002018", true],
-    ["a segment's end, the insert position past its first page's long header", "0/4000000", "0/4000028", true],
+    ["a page's end, the reported position past the next page's short header", "0/3002000", "0/3002018", true],
+    ["a segment's end, the reported position past its first page's long header", "0/4000000", "0/4000028", true],
     ["behind that page's start", "0/3001FF8", "0/3002018", false],
-    ["a page's end, but the insert position further into the next page", "0/3002000", "0/3002030", false],
+    ["a page's end, but the reported position further into the next page", "0/3002000", "0/3002030", false],
   ])("%s: %s against %s holds it: %s", (_, replayed, inserted, expected) => {
     expect(holds(parseLsn(replayed), parseLsn(inserted))).toBe(expected);
   });
