@@ -27,5 +27,9 @@ export function oidcSettingsOf(env: Env): { issuer: string; clientId: string; cl
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const env = parseSettings(Env, source);
   oidcSettingsOf(env);
+  // Replicas and a pooler are PostgreSQL's (CONTRACT §26): the embedded database has neither.
+  for (const name of ["DATABASE_READ_URL", "DATABASE_DIRECT_URL"] as const) {
+    if (env[name] !== undefined && env.DATABASE_URL === undefined) throw new SettingsError(`Invalid setting ${name}: it needs DATABASE_URL (the embedded database has no replicas and no pooler).`);
+  }
   return env;
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ApiRequestRecord } from "@shortener/api";
-import { queryRows, sql, type Database } from "@shortener/db";
+import { queryRows, sql, type Database, type ReadRouter } from "@shortener/db";
 import type { ClickEvents, VisitRecord } from "@shortener/redirect";
 import { serviceVersion } from "./version.ts";
 
@@ -154,8 +154,59 @@ export function createMetrics(version: string = serviceVersion()) {
     },
   });
 
+  // Read replicas (CONTRACT §26): counters kept by the router, read when Prometheus scrapes.
+  let reads: ReadRouter | undefined;
+  new Counter({
+    name: "shortener_db_reads_total",
+    help: "Statements of reads (API GET requests, the visitor side's cache fills) by the pool that ran them: primary or a replica",
+    labelNames: ["pool"] as const,
+    registers: [registry],
+    collect() {
+      if (!reads) return;
+      this.reset();
+      for (const [pool, n] of Object.entries(reads.stats().reads)) this.inc({ pool }, n);
+    },
+  });
+  new Counter({
+    name: "shortener_db_replica_skipped_total",
+    help: "Reads that passed a replica over, by replica and reason (down: no answer; lagging: behind by more than READ_MAX_LAG_MS)",
+    labelNames: ["replica", "reason"] as const,
+    registers: [registry],
+    collect() {
+      if (!reads) return;
+      this.reset();
+      for (const skip of reads.stats().skipped) this.inc({ replica: skip.replica, reason: skip.reason }, skip.count);
+    },
+  });
+  new Gauge({
+    name: "shortener_db_replica_lag_seconds",
+    help: "How far behind each replica was at its last check, as this process sees it (the primary's commits it is known to hold)",
+    labelNames: ["replica"] as const,
+    registers: [registry],
+    collect() {
+      if (!reads) return;
+      this.reset();
+      for (const replica of reads.stats().replicas) if (replica.lagMs !== null) this.set({ replica: replica.name }, replica.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: "shortener_db_replica_up",
+    help: "1 when the replica answered its last check as a replica, 0 otherwise",
+    labelNames: ["replica"] as const,
+    registers: [registry],
+    collect() {
+      if (!reads) return;
+      this.reset();
+      for (const replica of reads.stats().replicas) this.set({ replica: replica.name }, replica.isUp ? 1 : 0);
+    },
+  });
+
   return {
     registry,
+    /** The read replicas' router, whose counters the replica metrics report. */
+    setReads(router: ReadRouter): void {
+      reads = router;
+    },
     /** The API's per-request hook. */
     apiRequest(record: ApiRequestRecord): void {
       const labels = { route: record.route, method: record.method, status: String(record.status) };

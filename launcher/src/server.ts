@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { bootstrap, resolveSecret, type BootstrapResult } from "@shortener/core";
-import { migrate, openDb, sql, type Database } from "@shortener/db";
+import { migrate, openDb, openReadRouter, sql, type Database, type ReadRouter } from "@shortener/db";
 import type { createApi } from "@shortener/api";
 import type { Importer } from "@shortener/worker";
 import type { RedirectApp } from "@shortener/redirect";
@@ -75,14 +75,31 @@ function applicationName(pool: string): string {
   return `shortener ${pool} ${hostname()}:${process.pid}`.slice(0, 63);
 }
 
-/** A start that cannot use DATABASE_URL stops with one line naming it (CONTRACT §16). */
-async function openPostgres(url: string, options: { poolSize: number; pool: string; isAsyncCommit?: boolean }): Promise<Database> {
-  const database = await openDb({ url, poolSize: options.poolSize, applicationName: applicationName(options.pool), ...(options.isAsyncCommit ? { isAsyncCommit: true } : {}) });
+/**
+ * A start that cannot use DATABASE_URL (or DATABASE_DIRECT_URL) stops with one line naming it (CONTRACT
+ * §16). With `directUrl`, `url` is PgBouncer in transaction mode (CONTRACT §26).
+ */
+async function openPostgres(url: string, options: { poolSize: number; pool: string; isAsyncCommit?: boolean; directUrl?: string | undefined }): Promise<Database> {
+  const database = await openDb({
+    url,
+    poolSize: options.poolSize,
+    applicationName: applicationName(options.pool),
+    ...(options.isAsyncCommit ? { isAsyncCommit: true } : {}),
+    ...(options.directUrl ? { directUrl: options.directUrl } : {}),
+  });
   try {
     await withTimeout(database.db.execute(sql`select 1`), PROBE_TIMEOUT_MS, "the database");
   } catch (error) {
     await database.close().catch(() => {});
     throw new StartError(`DATABASE_URL cannot be reached (${redactUrl(url)}): ${reasonOf(error)}.`);
+  }
+  if (options.directUrl && database.direct) {
+    try {
+      await withTimeout(database.direct`select 1`, PROBE_TIMEOUT_MS, "the database");
+    } catch (error) {
+      await database.close().catch(() => {});
+      throw new StartError(`DATABASE_DIRECT_URL cannot be reached (${redactUrl(options.directUrl)}): ${reasonOf(error)}.`);
+    }
   }
   return database;
 }
@@ -158,9 +175,27 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     if (runs.has("api")) void import("@shortener/api").catch(() => {});
     if (runs.has("redirect")) void import("@shortener/redirect").catch(() => {});
     if (env.REDIS_URL) await probeRedis(env.REDIS_URL);
-    const database = env.DATABASE_URL ? await openPostgres(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE, pool: "main" }) : await openEmbedded(resolve(env.DATA_DIR), opts.prepareEmbedded);
+    const database = env.DATABASE_URL
+      ? await openPostgres(env.DATABASE_URL, { poolSize: env.DATABASE_POOL_SIZE, pool: "main", directUrl: env.DATABASE_DIRECT_URL })
+      : await openEmbedded(resolve(env.DATA_DIR), opts.prepareEmbedded);
     closers.push(() => database.close());
     await migrate(database);
+    // Read replicas (CONTRACT §26): the API's reads and the visitor side's cache fills; PostgreSQL only.
+    let reads: ReadRouter | undefined;
+    if (env.DATABASE_READ_URL && database.driver === "postgres" && (runs.has("api") || runs.has("redirect"))) {
+      const router = openReadRouter({
+        primary: database,
+        urls: env.DATABASE_READ_URL,
+        maxLagMs: env.READ_MAX_LAG_MS,
+        poolSize: env.DATABASE_POOL_SIZE,
+        applicationName: applicationName("read"),
+        log: logger,
+      });
+      closers.push(() => router.close());
+      // A replica that does not answer at start is not an error: it is skipped until it does.
+      await router.start();
+      reads = router;
+    }
     const sys = { db: database.db, now };
     const localDomain = localDomainName(env.HOST, env.PORT);
     const boot = await bootstrap(sys, { adminApiKey: env.ADMIN_API_KEY, localDomain });
@@ -172,6 +207,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
 
     const metrics: Metrics | undefined = env.METRICS_PORT ? createMetrics(version) : undefined;
     metrics?.addPool({ name: "main", database, max: database.driver === "postgres" ? env.DATABASE_POOL_SIZE : 1 });
+    if (reads) metrics?.setReads(reads);
     const accessLog = env.ACCESS_LOG === "off" || !opts.writeAccessLog ? undefined : createAccessLog(opts.writeAccessLog);
 
     // The import queue: the API sends jobs to it; with "worker" (or its alias "importer") in SERVICES this process also runs them.
@@ -204,6 +240,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
       const onApi = [metrics?.apiRequest, accessLog?.api].filter((f) => f !== undefined);
       api = await apiModule.createApi({
         database,
+        ...(reads ? { reads } : {}),
         now,
         logger,
         config: {
@@ -269,7 +306,10 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
     if (runs.has("redirect")) {
       const { createRedirect, DEFAULT_CACHE, DEFAULT_CLICK_BUFFER } = await import("@shortener/redirect");
       // The visitor side counts clicks on its own small pool with asynchronous commit (ADR 0008).
-      const clicksDatabase = env.DATABASE_URL ? await openPostgres(env.DATABASE_URL, { poolSize: 8, pool: "clicks", isAsyncCommit: true }) : undefined;
+      // Its sessions start with `synchronous_commit = off`, a setting PgBouncer does not pass on: on the
+      // direct URL when DATABASE_URL is a pooler.
+      const clicksUrl = env.DATABASE_DIRECT_URL ?? env.DATABASE_URL;
+      const clicksDatabase = clicksUrl ? await openPostgres(clicksUrl, { poolSize: 8, pool: "clicks", isAsyncCommit: true }) : undefined;
       if (clicksDatabase) {
         closers.push(() => clicksDatabase.close());
         metrics?.addPool({ name: "clicks", database: clicksDatabase, max: 8 });
@@ -277,6 +317,7 @@ export async function startServer(env: Env, baseLogger: Logger, options: StartOp
       const onVisit = [metrics?.visit, env.ACCESS_LOG === "all" ? accessLog?.visit : undefined].filter((f) => f !== undefined);
       redirect = createRedirect({
         database,
+        ...(reads ? { reads } : {}),
         ...(failedTries ? { failedTries } : {}),
         ...(clicksDatabase ? { clicksDatabase } : {}),
         now,

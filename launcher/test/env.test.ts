@@ -46,6 +46,18 @@ describe("settings (CONTRACT §13)", () => {
     });
   });
 
+  it("reads the replicas as a list, their allowed lag, and the direct URL (CONTRACT §26)", () => {
+    const defaults = parseEnv({});
+    expect([defaults.DATABASE_READ_URL, defaults.READ_MAX_LAG_MS, defaults.DATABASE_DIRECT_URL]).toEqual([undefined, 1000, undefined]);
+    const env = parseEnv({
+      DATABASE_URL: "postgres://pgbouncer:6432/db",
+      DATABASE_READ_URL: "postgres://r1:5432/db, postgresql://u:p@r2/db,",
+      READ_MAX_LAG_MS: "250",
+      DATABASE_DIRECT_URL: "postgres://db:5432/db",
+    });
+    expect(env).toMatchObject({ DATABASE_READ_URL: ["postgres://r1:5432/db", "postgresql://u:p@r2/db"], READ_MAX_LAG_MS: 250, DATABASE_DIRECT_URL: "postgres://db:5432/db" });
+  });
+
   it.each([
     ["PORT", "abc"],
     ["PORT", "0"],
@@ -55,6 +67,12 @@ describe("settings (CONTRACT §13)", () => {
     ["ADMIN_API_KEY", "too-short"],
     ["ADMIN_API_KEY", `has space ${"x".repeat(40)}`],
     ["DATABASE_URL", "mysql://x"],
+    ["DATABASE_READ_URL", "mysql://x"],
+    ["DATABASE_READ_URL", "postgres://replica-1/db, http://replica-2/db"],
+    ["DATABASE_READ_URL", " , "],
+    ["READ_MAX_LAG_MS", "5"],
+    ["READ_MAX_LAG_MS", "1s"],
+    ["DATABASE_DIRECT_URL", "redis://x"],
     ["SHORT_URL_SCHEME", "ftp"],
     ["TRUST_PROXY", "not-an-ip"],
     ["REDIS_URL", "http://x"],
@@ -81,6 +99,8 @@ describe("settings (CONTRACT §13)", () => {
     ["HEALTH_TIMEOUT_MS", "50"],
     ["HEALTH_TIMEOUT_MS", "10s"],
     ["HEALTH_ALLOW_PRIVATE", "true"],
+    ["DATABASE_READ_URL", "postgres://replica/db"],
+    ["DATABASE_DIRECT_URL", "postgres://db/db"],
   ])("%s=%s stops the start with one line naming it", (name, value) => {
     let message = "";
     try {

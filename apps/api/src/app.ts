@@ -160,6 +160,15 @@ export async function createApi(deps: ApiDeps): Promise<FastifyInstance> {
       });
     });
   }
+  // Read-your-writes (CONTRACT §26): a request that may have written marks its caller before the answer
+  // goes out, so the caller's next reads, in this process or another, see the write.
+  const reads = deps.reads;
+  if (reads) {
+    app.addHook("onSend", async (request) => {
+      const method = request.method;
+      if (method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && request.auth) await reads.wrote(request.auth.userId);
+    });
+  }
   // OPTIONS (a CORS preflight, or a client asking what is allowed): answered before any guard, so it
   // never counts as a failed login. No CORS headers: the API is not meant for other sites' scripts.
   app.addHook("onRequest", async (request, reply) => {

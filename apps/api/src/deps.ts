@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Database } from "@shortener/db";
+import type { Database, ReadRouter } from "@shortener/db";
 import type { FailedTries } from "@shortener/web-guard";
 import type { OidcSettings } from "./sso/oidc-client.ts";
 
@@ -92,6 +92,12 @@ export type ApiRequestRecord = {
 
 export type ApiDeps = {
   database: Database;
+  /**
+   * Read replicas (DATABASE_READ_URL, CONTRACT §26): GET requests (lists, shows, statistics, exports,
+   * tRPC queries) read through `readerFor(user)`, and every other request, once answered, marks its user
+   * as having written (read-your-writes). Omitted: everything on `database`.
+   */
+  reads?: ReadRouter;
   now: () => Date;
   config: ApiConfig;
   logger?: FastifyBaseLogger;

@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import { CHANGES_CHANNEL, findAppLinks, findDomainByHost, findLinkForVisit, onLocalChange, type AppLinks, type Change, type ServedDomain, type VisitLink } from "@shortener/core";
-import { isConnectionError, type Database } from "@shortener/db";
+import { isConnectionError, type Database, type Db, type ReadRouter } from "@shortener/db";
 
 /**
  * `ttlMs`: how long a found link or domain stays cached (changes are announced, so this is only a safety
@@ -30,9 +30,25 @@ const APP_LINKS_MAX_CHARS = 16 * 1024 * 1024;
  * is still served: expired entries stay in the LRU (until evicted) and are used only when the fresh
  * read fails on a lost connection. Nothing can change them meanwhile, since changes go through the
  * same database. Misses are never served stale: an unknown alias then needs the database (a 503).
+ *
+ * With read replicas (`reads`, CONTRACT §26) a fill reads a replica, but only one known to hold every
+ * commit made before the last change this process heard of (or before it started): an announced edit
+ * is never read back stale from a replica and cached. A replica's "no such link or domain" is asked
+ * again of the primary, since creations are not announced and a miss is cached (CONTRACT §7.12).
  */
-export function createResolver(database: Database, now: () => Date, options: CacheOptions = DEFAULT_CACHE) {
+export function createResolver(database: Database, now: () => Date, options: CacheOptions = DEFAULT_CACHE, reads?: ReadRouter) {
   const sys = { db: database.db, now };
+  /** When this process last heard of a change (its clock, ms): fills must see every commit before it. */
+  let changedAt = Date.now();
+  /** A fill's read: on a replica that holds every change heard of, a found row as it is, a miss confirmed on the primary. */
+  function fill<T>(find: (ctx: { db: Db; now: () => Date }) => Promise<T | null>): () => Promise<T | null> {
+    if (!reads) return () => find(sys);
+    return async () => {
+      const db = reads.reader(changedAt);
+      const found = await find({ db, now });
+      return found === null && reads.isReplica(db) ? find(sys) : found;
+    };
+  }
   const domains = new LRUCache<string, Entry<ServedDomain>>({ max: 10_000, ttl: options.ttlMs, noDeleteOnStaleGet: true });
   const links = new LRUCache<string, Entry<VisitLink>>({ max: options.maxLinks, ttl: options.ttlMs, noDeleteOnStaleGet: true });
   const pendingDomains = new Map<string, Promise<ServedDomain | null>>();
@@ -119,6 +135,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       links.clear();
     }
     generation++;
+    changedAt = Date.now();
   }
 
   /** Listening again after the connection was lost: what changed meanwhile was not announced, so nothing cached is trusted. */
@@ -127,6 +144,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
     appLinks.clear();
     links.clear();
     generation++;
+    changedAt = Date.now();
   }
 
   let unlisten: (() => Promise<void>) | undefined;
@@ -143,7 +161,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       const key = host.toLowerCase();
       const hit = domains.get(key);
       if (hit) return hit.value;
-      const read = () => findDomainByHost(sys, key);
+      const read = fill((ctx) => findDomainByHost(ctx, key));
       const old = staleWhileDown(domains, pendingDomains, key, read);
       return old ? old.value : lookup(domains, pendingDomains, key, read);
     },
@@ -152,7 +170,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       const key = `${domainId}/${alias}`;
       const hit = links.get(key);
       if (hit) return hit.value;
-      const read = () => findLinkForVisit(sys, domainId, alias);
+      const read = fill((ctx) => findLinkForVisit(ctx, domainId, alias));
       const old = staleWhileDown(links, pendingLinks, key, read, options.missTtlMs);
       return old ? old.value : lookup(links, pendingLinks, key, read, options.missTtlMs);
     },

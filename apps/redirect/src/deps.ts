@@ -1,5 +1,5 @@
 import type { QrCacheOptions, UrlScheme } from "@shortener/core";
-import type { Database } from "@shortener/db";
+import type { Database, ReadRouter } from "@shortener/db";
 import type { FailedTries } from "@shortener/web-guard";
 import type { CacheOptions } from "./cache.ts";
 import type { ClickBufferOptions } from "./clicks.ts";
@@ -37,6 +37,11 @@ export type ClickEvents = {
 
 export type RedirectDeps = {
   database: Database;
+  /**
+   * Read replicas (DATABASE_READ_URL, CONTRACT §26): the cache's fills read there (resolver in cache.ts);
+   * admissions of click-limited links, clicks and LISTEN stay on the primary. Omitted: all on `database`.
+   */
+  reads?: ReadRouter;
   /** Where click counts and click batches are written; the main database when omitted. */
   clicksDatabase?: Database;
   now: () => Date;

@@ -39,7 +39,7 @@ const RETRY_AFTER_SECONDS = "5";
 export function createRedirect(deps: RedirectDeps): RedirectApp {
   const { config } = deps;
   const clicksDb = (deps.clicksDatabase ?? deps.database).db;
-  const resolver = createResolver(deps.database, deps.now, config.cache);
+  const resolver = createResolver(deps.database, deps.now, config.cache, deps.reads);
   const clicks = createClickBuffer(clicksDb, config.clickBuffer, deps.log, deps.clickEvents);
   let geo = deps.geoIp;
   const facts = createRequestFacts(config, () => geo);

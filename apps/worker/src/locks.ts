@@ -10,15 +10,17 @@ const heldHere = new WeakMap<Database, Set<number>>();
 /**
  * Takes job `jobId` for this process, or returns null when someone else has it. On Postgres the lock is
  * a session advisory lock on a reserved connection: it goes away with the process, however that ends,
- * which is how the others' sweep knows a job was orphaned. PGlite is one process (its data folder is
- * locked), so a set in memory is enough.
+ * which is how the others' sweep knows a job was orphaned. Behind PgBouncer in transaction mode the
+ * connection is a direct one (`Database.direct`): a pooled session would carry the lock to other clients'
+ * transactions and could not release it. PGlite is one process (its data folder is locked), so a set in
+ * memory is enough.
  */
 export async function tryLockJob(database: Database, jobId: number): Promise<JobLock | null> {
   const held = heldHere.get(database) ?? new Set<number>();
   heldHere.set(database, held);
   if (held.has(jobId)) return null;
   held.add(jobId);
-  const client = database.postgres;
+  const client = database.direct;
   if (!client) return { release: async () => void held.delete(jobId) };
   let reserved: Awaited<ReturnType<typeof client.reserve>> | undefined;
   try {

@@ -25,6 +25,13 @@ export type Database = {
   notify(channel: string, payload: string): Promise<void>;
   /** The postgres.js client in Postgres mode (COPY and other bulk paths), otherwise undefined. */
   postgres: postgres.Sql | undefined;
+  /**
+   * In Postgres mode, a client whose connections are sessions of their own on the server: for what a
+   * transaction-mode pooler cannot carry (session advisory locks; LISTEN goes there too). The
+   * `directUrl` client when one was given (the main one then goes through PgBouncer), else `postgres`
+   * itself. Undefined on PGlite (docs/scaling.md, docs/adr/0055-read-replicas-and-a-pooler.md).
+   */
+  direct: postgres.Sql | undefined;
   /** The PGlite instance in embedded mode, otherwise undefined. */
   pglite: PGlite | undefined;
   close(): Promise<void>;
@@ -42,6 +49,12 @@ export type OpenDbOptions =
       isAsyncCommit?: boolean;
       /** Postgres's `application_name` for this pool's sessions (`pg_stat_activity`); `shortener` by default. */
       applicationName?: string;
+      /**
+       * The same database without a pooler in between: `url` is then taken to be PgBouncer in transaction
+       * mode. Its statements are not prepared by name (a pooled session is not the one it was prepared
+       * on), and LISTEN and session advisory locks use a small pool of their own on `directUrl`.
+       */
+      directUrl?: string;
     }
   | {
       dataDir: string | undefined /* undefined: in memory */;
@@ -56,13 +69,14 @@ export type OpenDbOptions =
 
 /** Opens Postgres through postgres.js when a URL is given, PGlite (embedded, in `dataDir` or memory) otherwise. */
 export async function openDb(options: OpenDbOptions): Promise<Database> {
-  if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10, options.isAsyncCommit ?? false, options.applicationName ?? "shortener");
+  if ("url" in options) return openPostgres(options.url, options.poolSize ?? 10, options.isAsyncCommit ?? false, options.applicationName ?? "shortener", options.directUrl);
   return openPglite(options.dataDir, options.loadDataDir, options.pgliteSettings);
 }
 
-function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, applicationName: string): Database {
-  const client = postgres(url, {
-    max: poolSize,
+/** Settings of a postgres.js pool, the same for the primary, a replica and a direct connection. */
+export function postgresClient(url: string, options: { poolSize: number; applicationName: string; isAsyncCommit?: boolean; isPooled?: boolean; connectTimeoutSeconds?: number }): postgres.Sql {
+  return postgres(url, {
+    max: options.poolSize,
     onnotice: () => {},
     // While the database is unreachable (CONTRACT §16), a query waits for the pool's next connection
     // attempt before it fails. postgres.js spaces attempts out up to 20 s (3^n / 100 s): callers would
@@ -71,22 +85,36 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, app
     backoff: (retries: number) => Math.min(0.1 * retries, 1),
     // A database that does not answer at all (a dropped route, not a refusal): give up on the
     // connection after 10 s rather than postgres.js's 30.
-    connect_timeout: 10,
+    connect_timeout: options.connectTimeoutSeconds ?? 10,
     // More queries in flight than connections makes postgres.js pipeline them, which degrades under
     // sustained load on this hardware (docs/adr/0003-database-drivers.md).
     max_pipeline: 1,
-    connection: { application_name: applicationName, ...(isAsyncCommit ? { synchronous_commit: "off" } : {}) },
+    // Behind PgBouncer in transaction mode, each transaction may run on another server session: a
+    // statement prepared by name on one is unknown on the next. Unnamed statements (parse, bind and
+    // execute in one go) work anywhere (docs/adr/0055-read-replicas-and-a-pooler.md).
+    ...(options.isPooled ? { prepare: false } : {}),
+    connection: { application_name: options.applicationName, ...(options.isAsyncCommit ? { synchronous_commit: "off" } : {}) },
   } as postgres.Options<Record<string, postgres.PostgresType>>);
+}
+
+/** Sessions of their own for LISTEN and session advisory locks, next to a pooled main client: a few suffice. */
+const DIRECT_POOL_SIZE = 4;
+
+function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, applicationName: string, directUrl: string | undefined): Database {
+  const client = postgresClient(url, { poolSize, applicationName, isAsyncCommit, isPooled: directUrl !== undefined });
+  const direct = directUrl === undefined ? client : postgresClient(directUrl, { poolSize: DIRECT_POOL_SIZE, applicationName, isAsyncCommit });
   const db = drizzlePostgres(withReservedTransactions(client), { schema, casing: "snake_case" }) as unknown as Db;
   return {
     db,
     driver: "postgres",
     postgres: client,
+    direct,
     pglite: undefined,
     async listen(channel, onPayload, onListenAgain) {
       // postgres.js calls `onlisten` after the first LISTEN and after each one made on a new connection.
+      // LISTEN needs a session of its own: on the direct connection when the main one is pooled.
       let isFirst = true;
-      const sub = await client.listen(channel, onPayload, () => {
+      const sub = await direct.listen(channel, onPayload, () => {
         if (isFirst) isFirst = false;
         else onListenAgain?.();
       });
@@ -95,7 +123,10 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, app
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      await client.end({ timeout: 5 });
+      if (direct !== client) await direct.end({ timeout: 5 });
+    },
   };
 }
 
@@ -109,7 +140,7 @@ function openPostgres(url: string, poolSize: number, isAsyncCommit: boolean, app
  * instead of ~650/s, docs/adr/0031-reserved-transactions.md). `reserve()` only ever hands out an idle
  * connection. Savepoints cover drizzle's nested transactions.
  */
-function withReservedTransactions(client: postgres.Sql): postgres.Sql {
+export function withReservedTransactions(client: postgres.Sql): postgres.Sql {
   async function begin(...args: unknown[]): Promise<unknown> {
     const fn = args.at(-1) as (sql: postgres.ReservedSql) => unknown;
     const mode = args.length > 1 ? String(args[0]).replace(/[^a-z ]/gi, "") : "";
@@ -209,6 +240,7 @@ async function openPglite(dataDir: string | undefined, loadDataDir: Blob | undef
     db,
     driver: "pglite",
     postgres: undefined,
+    direct: undefined,
     pglite: pg,
     async listen(channel, onPayload) {
       const unsubscribe = await pg.listen(channel, onPayload);

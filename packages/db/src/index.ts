@@ -1,5 +1,6 @@
 export * from "./schema/index.ts";
 export * as schema from "./schema/index.ts";
+export { openReadRouter, WRITES_CHANNEL, type ReadRouter, type ReadRouterOptions, type ReadStats, type ReplicaStatus, type SkipReason } from "./replicas.ts";
 export { openDb, queryRows, isUniqueViolation, isForeignKeyViolation, sql } from "./client.ts";
 export type { Database, Db, Driver, OpenDbOptions, Schema } from "./client.ts";
 export { migrate, MIGRATIONS_FOLDER } from "./migrate.ts";

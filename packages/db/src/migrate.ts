@@ -17,7 +17,8 @@ export async function migrate(database: Database): Promise<void> {
     await migratePglite(database.db as unknown as PgliteDatabase, config);
     return;
   }
-  const client = database.postgres;
+  // The lock is a session's: on the direct connection when the main pool goes through PgBouncer.
+  const client = database.direct;
   if (!client) throw new Error("postgres client missing");
   const reserved = await client.reserve();
   try {

@@ -242,3 +242,5 @@ export async function openTestDbBehindProxy(poolSize = 4): Promise<ProxiedTestDb
     },
   };
 }
+
+export { startReplicatedPostgres, type ReplicatedPostgres } from "./replication-harness.ts";

@@ -123,6 +123,21 @@ const oidcIssuer = z.string().refine(
   { error: "must be the provider's https:// issuer URL, without query or fragment (http:// only on 127.0.0.1, [::1] or localhost)" },
 );
 
+/** A comma list of postgres:// URLs (a URL holds no comma unencoded). */
+const postgresUrls = z.string().transform((value, ctx) => {
+  const list = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = list.findIndex((item) => !/^postgres(ql)?:\/\/\S+$/.test(item));
+  if (bad >= 0 || !list.length) {
+    // The entry's position, not its text: a URL may carry a password.
+    ctx.addIssue({ code: "custom", message: `must be a comma list of postgres:// or postgresql:// URLs${bad >= 0 ? ` (entry ${bad + 1} is not one)` : ""}` });
+    return z.NEVER;
+  }
+  return list;
+});
+
 export const SERVICE_NAMES = ["api", "redirect", "worker"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 /** `importer`, the worker role's former name, still means `worker` (issue #27). */
@@ -138,6 +153,18 @@ export const Settings = z.object({
     .regex(/^postgres(ql)?:\/\/\S+$/, { error: "must be a postgres:// or postgresql:// URL" })
     .optional(),
   DATABASE_POOL_SIZE: intSetting(1, 1000).default(10),
+  /** CONTRACT §26: PostgreSQL streaming replicas to read from, a comma list of URLs (docs/scaling.md). */
+  DATABASE_READ_URL: postgresUrls.optional(),
+  /** A replica further behind than this many milliseconds is skipped (CONTRACT §26). */
+  READ_MAX_LAG_MS: intSetting(10, 3_600_000).default(1000),
+  /**
+   * The database of DATABASE_URL without a pooler in between: set it when DATABASE_URL is PgBouncer in
+   * transaction mode, for LISTEN and session advisory locks (CONTRACT §26, docs/scaling.md).
+   */
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, { error: "must be a postgres:// or postgresql:// URL" })
+    .optional(),
   ADMIN_API_KEY: z
     .string()
     .regex(/^[\x21-\x7e]{32,256}$/, { error: "must be 32 to 256 printable characters without spaces" })

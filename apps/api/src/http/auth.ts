@@ -115,5 +115,17 @@ export function coreCtx(deps: ApiDeps, auth: Authenticated, request: FastifyRequ
   // A session's requests count under the negative of its id (http/session.ts); a key's under its own.
   const via = { keyId: auth.keyId > 0 ? auth.keyId : null, sessionId: auth.keyId < 0 ? -auth.keyId : null, clientGroup: clientGroup(request.ip) };
   const actor = { userId: auth.userId, role: auth.role, workspaceId: auth.workspaceId, workspaceRole: auth.workspaceRole, bounds: { scopes: auth.scopes, expiresAt: auth.expiresAt }, via };
-  return { db: deps.database.db, now: deps.now, actor, events };
+  return { db: readerOf(deps, auth, request), now: deps.now, actor, events };
+}
+
+/**
+ * Where a request's core context reads and writes: a GET or HEAD (a list, a show, statistics, an export,
+ * a tRPC query) reads through the replicas' router, which keeps a caller who just wrote on the primary;
+ * every other method works on the primary (CONTRACT §26). A reader runs transactions on the primary, and
+ * a statement a replica refuses runs there too.
+ */
+function readerOf(deps: ApiDeps, auth: Authenticated, request: FastifyRequest) {
+  const reads = deps.reads;
+  if (!reads || (request.method !== "GET" && request.method !== "HEAD")) return deps.database.db;
+  return reads.readerFor(auth.userId);
 }

@@ -13,8 +13,10 @@ export const PGLITE_CLI_SETTINGS = { shared_buffers: "48MB" } as const;
 export async function openCliDatabase(settings: ImporterEnv): Promise<{ database: Database; unlock: () => void }> {
   let database: Database;
   let unlock: () => void = () => {};
-  if (settings.DATABASE_URL) database = await openDb({ url: settings.DATABASE_URL, poolSize: 4 });
-  else {
+  if (settings.DATABASE_URL) {
+    // Behind PgBouncer in transaction mode, its job locks need DATABASE_DIRECT_URL (docs/scaling.md).
+    database = await openDb({ url: settings.DATABASE_URL, poolSize: 4, ...(settings.DATABASE_DIRECT_URL ? { directUrl: settings.DATABASE_DIRECT_URL } : {}) });
+  } else {
     const dataDir = resolve(settings.DATA_DIR);
     try {
       unlock = lockDataDir(dataDir);

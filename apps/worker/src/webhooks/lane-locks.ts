@@ -14,13 +14,15 @@ export type LaneLocks = {
  * One sender per webhook at a time, across processes, so its deliveries go out one after the other in
  * order. On Postgres: session advisory locks, all held on one reserved connection of this worker (not a
  * connection per lane); they vanish with the process however it ends, so a restarted or another worker
- * takes the lane at once. On PGlite (one process per data folder): a set in memory.
+ * takes the lane at once. Behind PgBouncer in transaction mode that connection is a direct one
+ * (`Database.direct`), since a pooled session cannot hold a session lock for its client. On PGlite (one
+ * process per data folder): a set in memory.
  */
 /** PGlite: the lanes held in this process, per database (shared by every worker on it). */
 const heldHere = new WeakMap<Database, Set<number>>();
 
 export function createLaneLocks(database: Database): LaneLocks {
-  const client = database.postgres;
+  const client = database.direct;
   if (!client) {
     const held = heldHere.get(database) ?? new Set<number>();
     heldHere.set(database, held);
