@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import postgres from "postgres";
-import { freePort } from "./testing.ts";
+import { freePort } from "./free-port.ts";
 
 const run = promisify(execFile);
 
