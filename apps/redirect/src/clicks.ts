@@ -76,18 +76,21 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
     return fresh;
   }
 
+  /** One level down the index (made if it is new): no array of keys per click. */
+  function down(level: Index, key: unknown): Index {
+    let next = level.get(key) as Index | undefined;
+    if (!next) level.set(key, (next = new Map()));
+    return next;
+  }
+
   /** Adds a click (or a group of them) to the row of its group, opening the row if it is the first. */
   function keep(click: Click): void {
     const n = click.count ?? 1;
     const at = Math.floor(click.at.getTime() / 1000);
     // Down the index: link, second, counted, bot, rotation entry served, then the traits; the referrer finds the row.
     let level = index;
-    const path = [click.linkId, at, click.counted, click.bot ?? null, click.variant ?? null, click.country, click.platform, click.browser, click.device, click.language];
-    for (const key of path) {
-      let next = level.get(key) as Index | undefined;
-      if (!next) level.set(key, (next = new Map()));
-      level = next;
-    }
+    level = down(down(down(down(down(level, click.linkId), at), click.counted), click.bot ?? null), click.variant ?? null);
+    level = down(down(down(down(down(level, click.country), click.platform), click.browser), click.device), click.language);
     const fresh = freshVisitors(click);
     const row = level.get(click.referrer) as Click | undefined;
     if (row) {
@@ -98,9 +101,24 @@ export function createClickBuffer(db: Db, options: ClickBufferOptions, log?: { e
         else row.visitors = fresh;
       }
     } else {
-      const opened: Click = { ...click, count: n };
-      if (fresh) opened.visitors = fresh;
-      else delete opened.visitors;
+      // Built field by field in the one order every row has (no spread, no `delete`, which would leave
+      // the row in V8's slow dictionary mode): the flush reads thousands of them.
+      const opened: Click = {
+        linkId: click.linkId,
+        at: click.at,
+        country: click.country,
+        platform: click.platform,
+        browser: click.browser,
+        device: click.device,
+        language: click.language,
+        referrer: click.referrer,
+        counted: click.counted,
+        rotation: click.rotation,
+        variant: click.variant ?? null,
+        count: n,
+        bot: click.bot ?? null,
+        visitors: fresh,
+      };
       level.set(click.referrer, opened);
       rows.push(opened);
     }

@@ -127,9 +127,10 @@ export function createDelivery(parts: {
     }
 
     if (!isCounted) {
-      clicks.add({ linkId: link.id, at: now, country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, bot });
+      clicks.add(botClick(link.id, now, bot));
       return;
     }
+    // Every click the buffer holds has one shape (all fields, in this order): its code stays monomorphic.
     const click: Click = {
       linkId: link.id,
       at: now,
@@ -143,6 +144,9 @@ export function createDelivery(parts: {
       rotation: choice.rotation,
       // The entry served, for the `variant` statistics (CONTRACT §25): its URL.
       variant: choice.rotation === null ? null : choice.url,
+      count: 1,
+      bot: null,
+      visitors: undefined,
     };
     // The visitor is hashed now, under the day's salt: only the hash goes on with the click.
     const visitor = hashed !== undefined ? hashed : visitors.visitorOf(req, agent, link.id, now);
@@ -168,4 +172,9 @@ export function createDelivery(parts: {
       while (waiting.size) await Promise.all([...waiting]);
     },
   });
+}
+
+/** A bot's visit (CONTRACT §21): no traits, counted under its name only; the same shape as a person's click. */
+function botClick(linkId: number, at: Date, bot: string | null): Click {
+  return { linkId, at, country: null, platform: null, browser: null, device: null, language: null, referrer: null, counted: false, rotation: null, variant: null, count: 1, bot, visitors: undefined };
 }

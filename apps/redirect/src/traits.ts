@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http";
-import { LRUCache } from "lru-cache";
 import UAParser from "ua-parser-js";
 import { agentDigest, parseAcceptLanguage, type AgentDigest } from "@shortener/core";
 import { classifyAgent, isPreviewFetcher, NO_USER_AGENT } from "./bots.ts";
+import { Memo } from "./memo.ts";
 
 /**
  * What a User-Agent tells: parsed once per distinct string (parsing costs ~25 µs; the cache, well under 1).
@@ -33,7 +33,7 @@ const PLATFORM_OF_OS: Record<string, string> = {
   "Chrome OS": "Chrome OS",
 };
 
-const agents = new LRUCache<string, AgentInfo>({ max: 20_000 });
+const agents = new Memo<AgentInfo>(10_000);
 
 /** A request without a User-Agent (or a blank one) is treated as a bot: browsers always send one. */
 const NO_AGENT: AgentInfo = Object.freeze({ isBot: true, botName: NO_USER_AGENT, isPreviewFetcher: false, platform: null, browser: null, device: "unknown", digest: agentDigest("") });
@@ -65,8 +65,8 @@ export function describeAgent(userAgent: string | undefined): AgentInfo {
  * set in practice (a browser's settings, the page that linked), and parsing costs ~1 µs and ~0.2 µs.
  * Long values are parsed every time rather than kept.
  */
-const languageLists = new LRUCache<string, readonly string[]>({ max: 2_000 });
-const referrerHosts = new LRUCache<string, { host: string | null }>({ max: 10_000 });
+const languageLists = new Memo<readonly string[]>(1_000);
+const referrerHosts = new Memo<{ host: string | null }>(5_000);
 const MAX_CACHED_HEADER = 512;
 const NO_LANGUAGES: readonly string[] = Object.freeze([]);
 
