@@ -24,6 +24,9 @@
  * median and range of the per-round ratio (this checkout ÷ the other).
  *
  * BENCH_RESTART=round restarts both sides before every round instead (start order swapped each time).
+ * Each round also prints the CPU each side spent per answered visit: its server process, and PostgreSQL
+ * (every postgres process of the machine: the click writes). BENCH_SHIPPED=1 runs each side as its own
+ * `pnpm start` does (built JavaScript and that script's node flags) instead of from source under tsx.
  *
  * BENCH_PIN=1 pins every server to CPU 1 and wrk to CPU 0 (taskset): a process's speed then no longer
  * depends on where the scheduler happened to put it at its start.
@@ -343,6 +346,7 @@ async function compare(otherRoot: string): Promise<void> {
   if (!existsSync(join(otherRoot, "launcher/src/main.ts")) || !existsSync(join(otherRoot, "node_modules"))) {
     throw new Error(`BENCH_COMPARE: ${otherRoot} is not an installed checkout (launcher/src/main.ts and node_modules are needed)`);
   }
+  if (SHIPPED) for (const root of [ROOT, otherRoot]) buildAsShipped(root);
   const admin = postgres(PG, { max: 1, onnotice: () => {} });
   const sides = [
     { label: "this", root: ROOT },
@@ -365,11 +369,8 @@ async function compare(otherRoot: string): Promise<void> {
       side.database = await freshDatabase(admin, side.label);
       side.port = await freePort();
       side.host = `localhost:${side.port}`;
-      side.process = await start(
-        ["--import", "tsx", "launcher/src/main.ts"],
-        { PORT: String(side.port), DATABASE_URL: side.database.url, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" },
-        side.root,
-      );
+      const how = SHIPPED ? shippedStart(side.root) : { args: ["--import", "tsx", "launcher/src/main.ts"], env: {} };
+      side.process = await start(how.args, { ...how.env, PORT: String(side.port), DATABASE_URL: side.database.url, ADMIN_API_KEY: KEY, RATE_LIMIT_PER_MINUTE: "1000000" }, side.root);
       await createLinks(side.port);
       await wrkWarmup(`http://127.0.0.1:${side.port}/plain`, side.host, 5);
     }
@@ -378,9 +379,15 @@ async function compare(otherRoot: string): Promise<void> {
     let startOrder = [...sides];
     await startSides(startOrder);
     const [mine, other] = sides as [(typeof sides)[number], (typeof sides)[number]];
+    /** CPU per answered visit in the measured run: the side's server process, and every PostgreSQL process (its click writes). */
+    const cpu = new Map<Load, { server: number; postgres: number }>();
     const load = async (side: typeof mine, path: string, varied: boolean) => {
       await wrkWarmup(`http://127.0.0.1:${side.port}${path}`, side.host);
-      return wrk(`http://127.0.0.1:${side.port}${path}`, side.host, 64, varied);
+      const before = { server: processTicks(side.process?.pid), postgres: postgresTicks() };
+      const result = await wrk(`http://127.0.0.1:${side.port}${path}`, side.host, 64, varied);
+      const perVisit = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS / Math.max(1, result.requests);
+      cpu.set(result, { server: perVisit(processTicks(side.process?.pid) - before.server), postgres: perVisit(postgresTicksSince(before.postgres)) });
+      return result;
     };
     const median = (xs: number[]) => {
       const sorted = [...xs].sort((a, b) => a - b);
@@ -393,6 +400,8 @@ async function compare(otherRoot: string): Promise<void> {
       const mineP99: number[] = [];
       const otherP99: number[] = [];
       const ratios: number[] = [];
+      const mineCpu: Array<{ server: number; postgres: number }> = [];
+      const otherCpu: Array<{ server: number; postgres: number }> = [];
       for (let round = 0; round < ROUNDS; round++) {
         if (ROUNDS > 1 && (RESTART_EACH_ROUND ? round > 0 : round === Math.floor(ROUNDS / 2))) {
           startOrder = [...startOrder].reverse();
@@ -411,13 +420,17 @@ async function compare(otherRoot: string): Promise<void> {
         mineP99.push(a.p99);
         otherP99.push(b.p99);
         ratios.push(a.rps / b.rps);
+        const ca = cpu.get(a) as { server: number; postgres: number };
+        const cb = cpu.get(b) as { server: number; postgres: number };
+        mineCpu.push(ca);
+        otherCpu.push(cb);
         console.log(
-          `${name}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms), other ${b.rps.toFixed(0)} req/s (p99 ${b.p99} ms), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`,
+          `${name}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms, CPU ${ca.server.toFixed(2)} + PostgreSQL ${ca.postgres.toFixed(2)} µs/visit), other ${b.rps.toFixed(0)} req/s (p99 ${b.p99} ms, CPU ${cb.server.toFixed(2)} + PostgreSQL ${cb.postgres.toFixed(2)} µs/visit), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`,
         );
       }
       const sorted = [...ratios].sort((x, y) => x - y);
       rows.push(
-        `| ${name} | ${median(mineRps).toFixed(0)} | ${median(otherRps).toFixed(0)} | ${median(mineP99).toFixed(2)} | ${median(otherP99).toFixed(2)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
+        `| ${name} | ${median(mineRps).toFixed(0)} | ${median(otherRps).toFixed(0)} | ${median(mineP99).toFixed(2)} | ${median(otherP99).toFixed(2)} | ${median(mineCpu.map((c) => c.server)).toFixed(2)} + ${median(mineCpu.map((c) => c.postgres)).toFixed(2)} | ${median(otherCpu.map((c) => c.server)).toFixed(2)} + ${median(otherCpu.map((c) => c.postgres)).toFixed(2)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
       );
     }
   } finally {
@@ -428,9 +441,84 @@ async function compare(otherRoot: string): Promise<void> {
   console.log(
     `\nRedirect comparison: this checkout (${ROOT}) against ${otherRoot}; wrk -t1 -c64 -d${DURATION}s, ${ROUNDS} rounds a case, order swapped each round, both restarted half-way (start order swapped), ${new Date().toISOString()}\n`,
   );
-  console.log("| case | this: median req/s | other: median req/s | this: median p99 ms | other: median p99 ms | ratio this ÷ other: median | range | every round |");
-  console.log("|---|---:|---:|---:|---:|---:|---|---|");
+  console.log(
+    "| case | this: median req/s | other: median req/s | this: median p99 ms | other: median p99 ms | this: CPU µs/visit, server + PostgreSQL | other: the same | ratio this ÷ other: median | range | every round |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
   for (const row of rows) console.log(row);
+}
+
+/**
+ * BENCH_SHIPPED=1 (with BENCH_COMPARE): each side runs the way its own `pnpm start` runs it — the built
+ * JavaScript with the node flags and environment its start script gives, or TypeScript under tsx where
+ * that is what its start script does (`8f4a188`) — instead of both from source under tsx.
+ */
+const SHIPPED = process.env.BENCH_SHIPPED === "1";
+
+/** A checkout's start script, split into its build step (what comes before the last `&&`) and its start command. */
+function startScript(root: string): { build: string | undefined; command: string } {
+  const script = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+  const parts = script.split("&&").map((part) => part.trim());
+  const command = parts.pop() as string;
+  return { build: parts.length ? parts.join(" && ") : undefined, command };
+}
+
+/** Runs a checkout's build step as its start script would (turbo from its own node_modules). */
+function buildAsShipped(root: string): void {
+  const { build } = startScript(root);
+  if (!build) return;
+  console.log(`building ${root} as its start script does: ${build}`);
+  execFileSync("sh", ["-c", build], { cwd: root, stdio: "inherit", env: { ...process.env, NODE_OPTIONS: "", PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}` } });
+}
+
+/** node's arguments and the environment for a checkout's start command (`[VAR=value …] node [flags] file`, or `tsx file`). */
+function shippedStart(root: string): { args: string[]; env: Record<string, string> } {
+  const words = startScript(root).command.split(/\s+/);
+  const env: Record<string, string> = { NODE_OPTIONS: "" };
+  while (words[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) {
+    const word = words.shift() as string;
+    env[word.slice(0, word.indexOf("="))] = word.slice(word.indexOf("=") + 1);
+  }
+  const program = words.shift();
+  if (program === "tsx") return { args: ["--import", "tsx", ...words], env: {} };
+  if (program === "node") return { args: words, env };
+  throw new Error(`BENCH_SHIPPED: ${root}'s start command is neither node nor tsx: ${startScript(root).command}`);
+}
+
+/** The kernel's clock ticks a second (`getconf CLK_TCK`): /proc/PID/stat counts CPU time in them. */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+
+/** User + system CPU ticks of one process so far (0 when it is gone). */
+function processTicks(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    // The command name may hold spaces: the fields after its closing parenthesis are counted from there.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** User + system CPU ticks of each PostgreSQL process on this machine now (backends, WAL writer, checkpointer), by pid. */
+function postgresTicks(): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") ticks.set(Number(entry), processTicks(Number(entry)));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return ticks;
+}
+
+/** The PostgreSQL CPU ticks spent between two readings: a process started meanwhile counts from 0, one that ended is lost. */
+function postgresTicksSince(before: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ticks] of postgresTicks()) sum += ticks - (before.get(pid) ?? 0);
+  return sum;
 }
 
 function wrkWarmup(url: string, host: string, seconds = 2): Promise<void> {
