@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import { CHANGES_CHANNEL, findAppLinks, findDomainByHost, findLinkForVisit, onLocalChange, type AppLinks, type Change, type ServedDomain, type VisitLink } from "@shortener/core";
 import { isConnectionError, type Database, type Db, type ReadRouter } from "@shortener/db";
+import { TtlMemo } from "./memo.ts";
 
 /**
  * `ttlMs`: how long a found link or domain stays cached (changes are announced, so this is only a safety
@@ -13,6 +14,12 @@ export const DEFAULT_CACHE: CacheOptions = { maxLinks: 100_000, ttlMs: 30_000, m
 
 /** A cached lookup: the value, or null for "known not to exist" (cached too, so misses stay cheap). */
 type Entry<T> = { value: T | null };
+
+/** What `lookup` and `staleWhileDown` need of a cache: the visit's memos and the app-link files' LRU alike. */
+type Cache<T> = {
+  getStale(key: string): Entry<T> | undefined;
+  set(key: string, entry: Entry<T>, ttlMs?: number): void;
+};
 
 /**
  * The app-link files kept in memory (CONTRACT §25): at most this many UTF-16 units of JSON text in all
@@ -49,18 +56,25 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       return found === null && reads.isReplica(db) ? find(sys) : found;
     };
   }
-  const domains = new LRUCache<string, Entry<ServedDomain>>({ max: 10_000, ttl: options.ttlMs, noDeleteOnStaleGet: true });
-  const links = new LRUCache<string, Entry<VisitLink>>({ max: options.maxLinks, ttl: options.ttlMs, noDeleteOnStaleGet: true });
+  // Looked up on every visit: a `TtlMemo` (one Map.get on a hit) rather than an LRU's list upkeep (issue #26).
+  const domains = new TtlMemo<Entry<ServedDomain>>(10_000, options.ttlMs);
+  const links = new TtlMemo<Entry<VisitLink>>(options.maxLinks, options.ttlMs);
   const pendingDomains = new Map<string, Promise<ServedDomain | null>>();
   const pendingLinks = new Map<string, Promise<VisitLink | null>>();
   // App-link files by domain id, read only when one is asked for; dropped with the domains on any domain change.
-  const appLinks = new LRUCache<string, Entry<AppLinks>>({
+  const appLinkFiles = new LRUCache<string, Entry<AppLinks>>({
     max: 10_000,
     maxSize: APP_LINKS_MAX_CHARS,
     sizeCalculation: (e) => 1 + (e.value?.appleAppSiteAssociation?.length ?? 0) + (e.value?.assetLinks?.length ?? 0),
     ttl: options.ttlMs,
     noDeleteOnStaleGet: true,
   });
+  const appLinks = {
+    get: (key: string) => appLinkFiles.get(key),
+    getStale: (key: string) => appLinkFiles.get(key, { allowStale: true }),
+    set: (key: string, entry: Entry<AppLinks>, ttlMs?: number) => void appLinkFiles.set(key, entry, ttlMs === undefined ? undefined : { ttl: ttlMs }),
+    clear: () => appLinkFiles.clear(),
+  };
   const pendingAppLinks = new Map<string, Promise<AppLinks | null>>();
   let generation = 0;
   /**
@@ -75,7 +89,7 @@ export function createResolver(database: Database, now: () => Date, options: Cac
    * came meanwhile; on a lost connection it falls back to the expired entry (a found value, never a
    * miss), or fails.
    */
-  function lookup<T>(cache: LRUCache<string, Entry<T>>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Promise<T | null> {
+  function lookup<T>(cache: Cache<T>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Promise<T | null> {
     let running = pending.get(key);
     if (running) return running;
     const seen = generation;
@@ -83,14 +97,14 @@ export function createResolver(database: Database, now: () => Date, options: Cac
       (value) => {
         pending.delete(key);
         isDatabaseDown = false;
-        if (seen === generation) cache.set(key, { value }, value === null && missTtl !== undefined ? { ttl: missTtl } : undefined);
+        if (seen === generation) cache.set(key, { value }, value === null ? missTtl : undefined);
         return value;
       },
       (error: unknown) => {
         pending.delete(key);
         if (!isConnectionError(error)) throw error;
         isDatabaseDown = true;
-        const stale = cache.get(key, { allowStale: true });
+        const stale = cache.getStale(key);
         if (stale?.value) return stale.value;
         throw error;
       },
@@ -103,9 +117,9 @@ export function createResolver(database: Database, now: () => Date, options: Cac
    * An expired entry, served while the database is down; undefined when it must be looked up. Called
    * only after a fresh hit was missed: the hot path (a fresh hit) creates no `read` closure.
    */
-  function staleWhileDown<T>(cache: LRUCache<string, Entry<T>>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Entry<T> | undefined {
+  function staleWhileDown<T>(cache: Cache<T>, pending: Map<string, Promise<T | null>>, key: string, read: () => Promise<T | null>, missTtl?: number): Entry<T> | undefined {
     if (!isDatabaseDown) return undefined;
-    const stale = cache.get(key, { allowStale: true });
+    const stale = cache.getStale(key);
     if (!stale?.value) return undefined;
     // Whether the database is back: this lookup (or the next) tells.
     lookup(cache, pending, key, read, missTtl).catch(() => {});

@@ -115,11 +115,11 @@ export function createDelivery(parts: {
     // HEAD and bots are sent straight on (CONTRACT §7 step 11, §15), like visitors who ask not to be tracked;
     // a link-preview bot (or its HEAD) on a link with an Open Graph preview gets the preview page instead
     // (CONTRACT §25). A person's visit reads nothing of this: `isCounted` decides first.
-    const skipPixels = !isCounted || req.headers["sec-gpc"] === "1" || req.headers.dnt === "1";
+    // The privacy headers are read only for a link with pixels: most links have none.
     if (!isCounted && link.og !== null && agent.isPreviewFetcher) {
       const html = previewPage(link.og, shortUrlOf(domainName, link.alias, config.shortUrlScheme), location);
       sendPage(res, 200, html, isHead, { "content-security-policy": MESSAGE_PAGE_CSP, ...extraHeaders });
-    } else if (link.pixels.length && !skipPixels) {
+    } else if (link.pixels.length && isCounted && req.headers["sec-gpc"] !== "1" && req.headers.dnt !== "1") {
       const page = pixelPage(link.pixels, location);
       sendPage(res, 200, page.html, isHead, { "content-security-policy": page.csp, ...extraHeaders });
     } else {

@@ -37,3 +37,73 @@ export class Memo<V> {
     return this.young.size + this.old.size;
   }
 }
+
+/** An entry of a `TtlMemo`: its value, and until when (ms, `Date.now()`'s clock) it is fresh. */
+type Timed<V> = { value: V; freshUntil: number };
+
+/**
+ * A `Memo` whose entries also expire: the resolver's domains and links (cache.ts), looked up on every
+ * visit. `get` answers only fresh entries; an expired one stays (until dropped with its generation) for
+ * `getStale`, which serves it while the database is unreachable (CONTRACT §16). At most `max` entries
+ * in all: two generations of `max / 2`. Times are the real clock's, like lru-cache's TTL it replaces.
+ */
+export class TtlMemo<V> {
+  private young = new Map<string, Timed<V>>();
+  private old = new Map<string, Timed<V>>();
+  private readonly half: number;
+  private readonly ttlMs: number;
+
+  constructor(max: number, ttlMs: number) {
+    this.half = Math.max(1, Math.floor(max / 2));
+    this.ttlMs = ttlMs;
+  }
+
+  /** The value if it is held and fresh. */
+  get(key: string): V | undefined {
+    const hit = this.young.get(key) ?? this.promote(key);
+    return hit !== undefined && hit.freshUntil > Date.now() ? hit.value : undefined;
+  }
+
+  /** The value if it is held, fresh or not. */
+  getStale(key: string): V | undefined {
+    return (this.young.get(key) ?? this.promote(key))?.value;
+  }
+
+  /** Holds `value` for `ttlMs` (the memo's own when omitted). */
+  set(key: string, value: V, ttlMs: number = this.ttlMs): void {
+    this.old.delete(key);
+    this.put(key, { value, freshUntil: Date.now() + ttlMs });
+  }
+
+  delete(key: string): void {
+    this.young.delete(key);
+    this.old.delete(key);
+  }
+
+  clear(): void {
+    this.young.clear();
+    this.old.clear();
+  }
+
+  /** Entries held (fresh or not). */
+  get size(): number {
+    return this.young.size + this.old.size;
+  }
+
+  /** An entry found only in the older generation, moved to the newer one (so it is not dropped next). */
+  private promote(key: string): Timed<V> | undefined {
+    const aged = this.old.get(key);
+    if (aged === undefined) return undefined;
+    this.old.delete(key);
+    this.put(key, aged);
+    return aged;
+  }
+
+  private put(key: string, entry: Timed<V>): void {
+    if (this.young.size >= this.half) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    this.young.set(key, entry);
+  }
+}
