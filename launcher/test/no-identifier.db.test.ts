@@ -127,7 +127,7 @@ describe("no identifier is stored or logged (CONTRACT §21)", () => {
         await reopened.close();
       }
       // The visits were recorded: people's clicks, unique visitors, bots and orphan visits are there.
-      expect(dump.some((row) => row.startsWith("public.link_visitors: "))).toBe(true);
+      expect(dump.some((row) => row.startsWith("public.link_visitor_sets: "))).toBe(true);
       expect(dump.some((row) => row.startsWith("public.link_stats_daily: ") && row.includes(",unique,"))).toBe(true);
       expect(dump.some((row) => row.startsWith("public.domain_visits_daily: ") && row.includes(",no-such-alias,"))).toBe(true);
       // The control is found, and it is the only row that holds the address, with its audit entry (the URL it was created with, CONTRACT §24).

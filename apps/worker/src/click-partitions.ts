@@ -39,7 +39,7 @@ export const CLICK_PARTITION_INTERVAL_MS = 3_600_000;
  * `dropExpiredClickPartitions` drops the months past it. One timer per keeper; several processes may
  * run it at once (core serialises them). A click whose month has no partition still lands, in the
  * default partition, so a failed run costs nothing but a log line. The same hourly run deletes the
- * visitor salts and `link_visitors` of the UTC days over (plus their grace, core's `dropPastVisitorDays`,
+ * visitor salts and visitors (`link_visitor_sets`, `link_visitors`) of the UTC days over (plus their grace, core's `dropPastVisitorDays`,
  * CONTRACT §21): a unique visitor can no longer be recomputed once its day is past. And with
  * AUDIT_RETENTION_DAYS it deletes the audit entries older than that (core's `deleteExpiredAuditEntries`,
  * in batches of short transactions, the one delete the audit log's trigger lets through; docs/audit.md).

@@ -52,6 +52,7 @@ describe("the worker's click partition upkeep (CONTRACT §20)", () => {
     for (const day of ["2041-06-01", "2041-06-02"]) {
       await findOrCreateVisitorSalt(database.db, day, new Date("2041-06-01T00:00:00Z"));
       await database.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, ${day}::date, 1)`);
+      await database.db.execute(sql`insert into link_visitor_sets (link_id, day, bucket, visitors, added) values (1, ${day}::date, 0, '{2}', 1)`);
     }
     const at = (iso: string) => createClickPartitionKeeper({ database, now: () => new Date(iso), log: quiet, retentionDays: undefined });
     // June 2nd, 00:05: June 1st is over but within its grace (batches of the day may still be written).
@@ -59,9 +60,11 @@ describe("the worker's click partition upkeep (CONTRACT §20)", () => {
     expect((await at("2041-06-02T00:10:00Z").run()).visitorDaysDropped).toEqual(["2041-06-01"]);
     const days = await queryRows<{ day: string }>(
       database.db,
-      sql`select day::text as day from link_visitors where day >= '2041-06-01' union all select day::text from visitor_salts where day >= '2041-06-01'`,
+      sql`select day::text as day from link_visitors where day >= '2041-06-01'
+          union all select day::text from link_visitor_sets where day >= '2041-06-01'
+          union all select day::text from visitor_salts where day >= '2041-06-01'`,
     );
-    expect(days.map((d) => d.day)).toEqual(["2041-06-02", "2041-06-02"]);
+    expect(days.map((d) => d.day)).toEqual(["2041-06-02", "2041-06-02", "2041-06-02"]);
   });
 });
 

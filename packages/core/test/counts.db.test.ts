@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { queryRows, webhooks, type Database } from "@shortener/db";
+import { migrate, queryRows, webhooks, type Database } from "@shortener/db";
+import { migrateBefore, openEmptyDb } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDomain, createLink, dropPastVisitorDays, findOrCreateVisitorSalt, recordClicks, recordDomainVisits, visitorHash, type Click, type CreateLinkInput } from "../src/index.ts";
 import { createTestUser, openTestDb, seededRandom, testClick as click, unique, type TestUser } from "../src/testing/index.ts";
@@ -42,6 +43,20 @@ async function accountRollups(workspaceId: number): Promise<string[]> {
 
 /** 16 hex digits, as the visitor side makes them. */
 const hex = (n: number) => n.toString(16).padStart(16, "0");
+
+/** The `n`-th visitor of bucket `bucket` (the hash's top 7 bits, docs/adr/0056-visitor-sets.md): 16 hex digits. */
+const inBucket = (bucket: number, n: number) => ((BigInt(bucket) << 57n) | BigInt(n)).toString(16).padStart(16, "0");
+
+/** The visitors stored for these links: in their sets, and past full buckets one row each. */
+async function storedVisitors(linkIds: number[]): Promise<{ inSets: number; inRows: number }> {
+  const ids = `{${linkIds.join(",")}}`;
+  const [row] = await queryRows<{ sets: string; rows: string }>(
+    database.db,
+    sql`select (select coalesce(sum(cardinality(visitors)), 0) from link_visitor_sets where link_id = any(${ids}::int[]))::text as sets,
+               (select count(*) from link_visitors where link_id = any(${ids}::int[]))::text as rows`,
+  );
+  return { inSets: Number(row?.sets), inRows: Number(row?.rows) };
+}
 
 describe("recordClicks: people, bots and unique visitors", () => {
   it("bots are counted by name and hour only: no click row, no counter, no webhook event, no unique", async () => {
@@ -122,8 +137,7 @@ describe("recordClicks: people, bots and unique visitors", () => {
     expect(await uniqueOf(a)).toEqual(["unique|2026-03-03||3", "unique|2026-03-04||1"]);
     expect(await uniqueOf(b)).toEqual(["unique|2026-03-03||1"]);
     expect((await accountRollups(user.workspaceId)).filter((r) => r.startsWith("unique|"))).toEqual(["unique|2026-03-03||4", "unique|2026-03-04||1"]);
-    const stored = await queryRows<{ n: string }>(database.db, sql`select count(*)::text as n from link_visitors where link_id in (${a}, ${b})`);
-    expect(stored[0]?.n).toBe("5");
+    expect(await storedVisitors([a, b])).toEqual({ inSets: 5, inRows: 0 });
   });
 
   it("concurrent batches over shared links, users and visitors: unique exact, no deadlock, accounts = the sum of their links", async () => {
@@ -190,7 +204,87 @@ describe("recordClicks: people, bots and unique visitors", () => {
       { ...click(id, "2026-03-05T00:00:00Z"), bot: "Googlebot" },
     ]);
     expect(await linkRollups(id)).toEqual([]);
-    expect(await queryRows(database.db, sql`select 1 from link_visitors where link_id = ${id}`)).toEqual([]);
+    expect(await storedVisitors([id])).toEqual({ inSets: 0, inRows: 0 });
+  });
+
+  it("a full bucket's new visitors are rows of their own: unique stays exact past it, across batches", async () => {
+    const user = await owner();
+    const id = await user.link();
+    const visit = (n: number[]) => ({ ...click(id, "2026-03-06T10:00:00Z"), visitors: n.map((i) => inBucket(5, i)) });
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+    // 250 in one batch: the set takes them all (a bucket is full once it holds 200).
+    await recordClicks(database.db, [visit(range(0, 250)), { ...visit([7]), count: 2 }]);
+    // 100 seen, 150 new: the full set keeps its 250, the new ones are rows.
+    await recordClicks(database.db, [visit(range(150, 400))]);
+    // 50 in the set, 50 in rows, 50 new, and a visitor of another bucket.
+    await recordClicks(database.db, [visit([...range(200, 250), ...range(350, 450)]), { ...click(id, "2026-03-06T11:00:00Z"), visitors: [inBucket(6, 1)] }]);
+    const rollups = await linkRollups(id);
+    expect(rollups.filter((r) => r.startsWith("unique|"))).toEqual(["unique|2026-03-06||451"]);
+    expect((await accountRollups(user.workspaceId)).filter((r) => r.startsWith("unique|"))).toEqual(["unique|2026-03-06||451"]);
+    expect(await storedVisitors([id])).toEqual({ inSets: 251, inRows: 200 });
+    const sets = await queryRows<{ bucket: number; n: number }>(database.db, sql`select bucket, cardinality(visitors) as n from link_visitor_sets where link_id = ${id} order by bucket`);
+    expect(sets.map((r) => [Number(r.bucket), Number(r.n)])).toEqual([
+      [5, 250],
+      [6, 1],
+    ]);
+  });
+
+  it("concurrent batches with overlapping visitors, past a full bucket: each visitor counted once", async () => {
+    const user = await owner();
+    const ids = [await user.link(), await user.link()];
+    const random = seededRandom(56);
+    // One bucket crowded past full (~350 visitors a link and day), a few visitors elsewhere, two links, two days.
+    const batches: Click[][] = Array.from({ length: 12 }, () =>
+      Array.from({ length: 120 }, () => {
+        const linkId = ids[random() < 0.8 ? 0 : 1] as number;
+        const bucket = random() < 0.9 ? 3 : Math.floor(random() * 128);
+        return { ...click(linkId, `2026-05-0${1 + Math.floor(random() * 2)}T12:00:00Z`), visitors: [inBucket(bucket, Math.floor(random() * 600))] };
+      }),
+    );
+    await Promise.all(batches.map((batch) => recordClicks(database.db, batch)));
+    const expected = new Map<string, Set<string>>();
+    for (const c of batches.flat()) {
+      const k = `${c.linkId}|${c.at.toISOString().slice(0, 10)}`;
+      if (!expected.has(k)) expected.set(k, new Set());
+      for (const v of c.visitors ?? []) expected.get(k)?.add(v);
+    }
+    const uniques = await queryRows<{ k: string; n: string }>(
+      database.db,
+      sql`select link_id || '|' || day::text as k, count::text as n from link_stats_daily where dimension = 'unique' and link_id = any(${`{${ids.join(",")}}`}::int[])`,
+    );
+    expect(new Map(uniques.map((u) => [u.k, Number(u.n)]))).toEqual(new Map([...expected].map(([k, v]) => [k, v.size])));
+    const stored = await storedVisitors(ids);
+    expect(stored.inSets + stored.inRows).toBe([...expected.values()].reduce((n, v) => n + v.size, 0));
+    // The crowded buckets did fill up: some visitors are rows.
+    expect(stored.inRows).toBeGreaterThan(0);
+  });
+});
+
+describe("the upgrade to visitor sets (migration 0029)", () => {
+  it("moves the visitors of the old table into their sets: a visitor seen before the upgrade is not counted again after it", async () => {
+    const empty = await openEmptyDb();
+    try {
+      await migrateBefore(empty, "_visitor_sets");
+      // Today's visitors of link 1 before the upgrade, one row each; bucket 100's hashes are negative bigints.
+      const old = [inBucket(5, 1), inBucket(5, 2), inBucket(100, 1), inBucket(127, 9)];
+      for (const hash of old) await empty.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, '2026-07-01', ('x' || ${hash})::bit(64)::bigint)`);
+      await empty.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, '2026-06-30', ('x' || ${inBucket(5, 1)})::bit(64)::bigint)`);
+      await migrate(empty);
+
+      const sets = await queryRows<{ r: string }>(empty.db, sql`select day::text || '|' || bucket || '|' || cardinality(visitors) as r from link_visitor_sets order by day, bucket`);
+      expect(sets.map((x) => x.r)).toEqual(["2026-06-30|5|1", "2026-07-01|5|2", "2026-07-01|100|1", "2026-07-01|127|1"]);
+      expect(await queryRows(empty.db, sql`select 1 from link_visitors`)).toEqual([]);
+
+      const user = await createTestUser(empty.db);
+      const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique()}.example` } });
+      const link = await createLink({ ctx: user.ctx, input: { url: "https://dest.example/", domain_id: domain.id } as CreateLinkInput });
+      expect(link.id).toBe(1);
+      await recordClicks(empty.db, [{ ...click(link.id, "2026-07-01T12:00:00Z"), visitors: [...old, inBucket(100, 2)] }]);
+      const [row] = await queryRows<{ n: string }>(empty.db, sql`select count::text as n from link_stats_daily where link_id = 1 and dimension = 'unique' and day = '2026-07-01'`);
+      expect(row?.n).toBe("1");
+    } finally {
+      await empty.close();
+    }
   });
 });
 
@@ -219,24 +313,30 @@ describe("visitor salts", () => {
   ])("dropPastVisitorDays: %s", async (_, now, gone) => {
     await database.db.execute(sql`delete from visitor_salts where day between '2032-04-01' and '2032-05-31'`);
     await database.db.execute(sql`delete from link_visitors where day between '2032-04-01' and '2032-05-31'`);
+    await database.db.execute(sql`delete from link_visitor_sets where day between '2032-04-01' and '2032-05-31'`);
     for (const day of ["2032-04-30", "2032-05-01", "2032-05-02"]) {
       await findOrCreateVisitorSalt(database.db, day, new Date("2032-04-01T00:00:00Z"));
       await database.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, ${day}::date, 42)`);
+      await database.db.execute(sql`insert into link_visitor_sets (link_id, day, bucket, visitors, added) values (1, ${day}::date, 0, '{42}', 1)`);
     }
     expect(await dropPastVisitorDays(database.db, new Date(now))).toEqual(gone);
     const left = await queryRows<{ day: string }>(database.db, sql`select day::text as day from visitor_salts where day between '2032-04-01' and '2032-05-31' order by 1`);
     const visitors = await queryRows<{ day: string }>(database.db, sql`select day::text as day from link_visitors where day between '2032-04-01' and '2032-05-31' order by 1`);
+    const sets = await queryRows<{ day: string }>(database.db, sql`select day::text as day from link_visitor_sets where day between '2032-04-01' and '2032-05-31' order by 1`);
     const kept = ["2032-04-30", "2032-05-01", "2032-05-02"].filter((d) => !gone.includes(d));
     expect(left.map((r) => r.day)).toEqual(kept);
     expect(visitors.map((r) => r.day)).toEqual(kept);
+    expect(sets.map((r) => r.day)).toEqual(kept);
   });
 
   it("making a day's salt deletes the days past their grace", async () => {
     await findOrCreateVisitorSalt(database.db, "2033-01-01", new Date("2033-01-01T00:00:00Z"));
     await database.db.execute(sql`insert into link_visitors (link_id, day, visitor) values (1, '2033-01-01', 7)`);
+    await database.db.execute(sql`insert into link_visitor_sets (link_id, day, bucket, visitors, added) values (1, '2033-01-01', 0, '{7}', 1)`);
     await findOrCreateVisitorSalt(database.db, "2033-01-03", new Date("2033-01-02T23:59:00Z"));
     expect(await queryRows(database.db, sql`select 1 from visitor_salts where day = '2033-01-01'`)).toEqual([]);
     expect(await queryRows(database.db, sql`select 1 from link_visitors where day = '2033-01-01'`)).toEqual([]);
+    expect(await queryRows(database.db, sql`select 1 from link_visitor_sets where day = '2033-01-01'`)).toEqual([]);
   });
 });
 

@@ -1,16 +1,7 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
-import type { PgliteDatabase } from "drizzle-orm/pglite";
-import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MIGRATIONS_FOLDER, migrate, openDb, queryRows, type Database } from "@shortener/db";
-import { testDriver } from "@shortener/db/testing";
+import { migrate, queryRows, type Database } from "@shortener/db";
+import { migrateBefore, openEmptyDb } from "@shortener/db/testing";
 import {
   createDomain,
   createImport,
@@ -207,43 +198,12 @@ describe("an unverified domain takes links but neither serves nor blocks", () =>
   });
 });
 
-/** An empty database of this run's driver: PGlite in memory, or a new Postgres database (dropped on close). */
-async function openEmptyDb(): Promise<Database> {
-  if (testDriver() === "pglite") return openDb({ dataDir: undefined });
-  const admin = process.env.TEST_DATABASE_URL ?? "";
-  const name = `shortener_empty_${randomBytes(6).toString("hex")}`;
-  const sqlAdmin = postgres(admin, { max: 1, onnotice: () => {} });
-  await sqlAdmin.unsafe(`create database "${name}"`);
-  await sqlAdmin.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  const database = await openDb({ url: url.toString(), poolSize: 2 });
-  return {
-    ...database,
-    async close() {
-      await database.close();
-      const cleanup = postgres(admin, { max: 1, onnotice: () => {} });
-      await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
-      await cleanup.end();
-    },
-  };
-}
-
 describe("the migration", () => {
   it("keeps the domains of an existing database serving: they migrate as verified", async () => {
-    // The committed migrations up to (not including) domain verification, in a folder of their own.
-    const folder = mkdtempSync(join(tmpdir(), "migrations-"));
+    // The committed migrations up to (not including) domain verification.
     const empty = await openEmptyDb();
     try {
-      cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-      const journalPath = join(folder, "meta", "_journal.json");
-      const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ tag: string }> };
-      const cut = journal.entries.findIndex((e) => e.tag.endsWith("_domain_verification"));
-      expect(cut).toBeGreaterThan(0);
-      writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, cut) }));
-      const before = { migrationsFolder: folder };
-      if (empty.driver === "pglite") await migratePglite(empty.db as unknown as PgliteDatabase, before);
-      else await migratePostgres(empty.db as unknown as PostgresJsDatabase, before);
+      await migrateBefore(empty, "_domain_verification");
       await empty.db.execute(sql`insert into users (email, name, role) values ('old@example.test', 'Old', 'user')`);
       await empty.db.execute(sql`insert into domains (user_id, name) select id, 'old-domain.example:8080' from users`);
 
@@ -254,7 +214,6 @@ describe("the migration", () => {
       expect(row).toEqual({ verified: true, token: null });
     } finally {
       await empty.close();
-      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

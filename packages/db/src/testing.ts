@@ -1,8 +1,15 @@
 import { randomBytes } from "node:crypto";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { Server, Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PgliteDatabase } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { openDb, type Database } from "./client.ts";
-import { migrate } from "./migrate.ts";
+import { migrate, MIGRATIONS_FOLDER } from "./migrate.ts";
 
 /** The database a test file runs on, chosen by the vitest project (`TEST_DB_DRIVER`). */
 export function testDriver(): "pglite" | "postgres" {
@@ -81,6 +88,52 @@ export async function createTemplateDb(): Promise<() => Promise<void>> {
       await cleanup.end();
     }
   };
+}
+
+/** An empty database of this run's driver, no migration applied: PGlite in memory, or a new Postgres database (dropped on close). */
+export async function openEmptyDb(): Promise<Database> {
+  if (testDriver() === "pglite") return openDb({ dataDir: undefined });
+  const name = `shortener_empty_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const database = await openDb({ url: withDatabase(adminUrl(), name), poolSize: 2 });
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      const cleanup = postgres(adminUrl(), { max: 1, onnotice: () => {} });
+      try {
+        await cleanup.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await cleanup.end();
+      }
+    },
+  };
+}
+
+/**
+ * Applies the committed migrations up to (not including) the one whose tag ends with `tagSuffix`, as a
+ * database of an older release has them: the upgrade test of that migration then plants old rows and
+ * runs `migrate`.
+ */
+export async function migrateBefore(database: Database, tagSuffix: string): Promise<void> {
+  const folder = mkdtempSync(join(tmpdir(), "migrations-"));
+  try {
+    cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+    const journalPath = join(folder, "meta", "_journal.json");
+    const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: Array<{ tag: string }> };
+    const cut = journal.entries.findIndex((e) => e.tag.endsWith(tagSuffix));
+    if (cut <= 0) throw new Error(`no migration ${tagSuffix} after the first`);
+    writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, cut) }));
+    if (database.driver === "pglite") await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder: folder });
+    else await migratePostgres(database.db as unknown as PostgresJsDatabase, { migrationsFolder: folder });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 export { freePort } from "./free-port.ts";

@@ -143,32 +143,79 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
 }
 
 /**
- * A batch's visitors, one per link, day and visitor (a visitor seen in several rows of the batch once),
- * sorted by that key: the order concurrent batches insert them in, so they cannot deadlock on them.
+ * A link's visitors of a day are kept in `VISITOR_BUCKETS` sets (`link_visitor_sets`), by the top 7 bits
+ * of the hash (`bucketOf`): one row rewritten per bucket a batch touches, instead of a row and an index entry per new
+ * visitor (docs/adr/0056-visitor-sets.md). Migration 0029 buckets the same way.
  */
-export function visitorsOf(clicks: readonly Click[]): { linkIds: number[]; days: string[]; hashes: string[] } {
-  const seen = new Set<string>();
-  const keys: Array<[number, string, string]> = [];
+const VISITOR_BUCKETS = 128;
+/**
+ * A bucket with this many visitors is full (~1.6 KB of hashes, under Postgres's 2 KB TOAST threshold, so
+ * a rewrite stays one small tuple): its later new visitors go to `link_visitors`, one row each, as
+ * before the sets. Reached near 128 × 200 ≈ 20,000 visitors of a link in a day.
+ */
+const VISITOR_BUCKET_FULL = 200;
+
+const DAY_MS = 86_400_000;
+
+/** The value of a hex digit's character code (0-9, a-f, A-F). */
+function hexDigit(code: number): number {
+  return code <= 57 ? code - 48 : (code | 32) - 87;
+}
+
+/** The bucket of a visitor: the top 7 bits of its hash (16 hex digits), read from its first two digits. */
+function bucketOf(hash: string): number {
+  return ((hexDigit(hash.charCodeAt(0)) << 4) | hexDigit(hash.charCodeAt(1))) >>> 1;
+}
+
+/**
+ * A batch's visitors, grouped by link, UTC day and bucket (a visitor seen in several rows of the batch
+ * once), sorted by that key: the rows of `link_visitor_sets` the batch upserts, in the order concurrent
+ * batches lock them, so they cannot deadlock on them. `lists[i]` is a bigint array literal of the
+ * group's hashes (the 16 hex digits as a signed 64-bit integer, as stored).
+ */
+export function visitorsOf(clicks: readonly Click[]): { linkIds: number[]; days: string[]; buckets: number[]; lists: string[] } {
+  const byLink = new Map<number, Map<number, Array<Set<string> | undefined>>>();
   for (const click of clicks) {
     if (!click.visitors?.length || click.bot) continue;
-    const day = click.at.toISOString().slice(0, 10);
+    let byDay = byLink.get(click.linkId);
+    if (!byDay) byLink.set(click.linkId, (byDay = new Map()));
+    const day = Math.floor(click.at.getTime() / DAY_MS);
+    let buckets = byDay.get(day);
+    if (!buckets) byDay.set(day, (buckets = new Array<Set<string> | undefined>(VISITOR_BUCKETS)));
     for (const hash of click.visitors) {
-      const key = `${click.linkId}|${day}|${hash}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      keys.push([click.linkId, day, hash]);
+      const bucket = bucketOf(hash);
+      (buckets[bucket] ??= new Set()).add(hash);
     }
   }
-  keys.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
-  return { linkIds: keys.map((k) => k[0]), days: keys.map((k) => k[1]), hashes: keys.map((k) => k[2]) };
+  const out = { linkIds: [] as number[], days: [] as string[], buckets: [] as number[], lists: [] as string[] };
+  for (const linkId of [...byLink.keys()].sort((x, y) => x - y)) {
+    const byDay = byLink.get(linkId) as Map<number, Array<Set<string> | undefined>>;
+    for (const day of [...byDay.keys()].sort((x, y) => x - y)) {
+      const buckets = byDay.get(day) as Array<Set<string> | undefined>;
+      const iso = new Date(day * DAY_MS).toISOString().slice(0, 10);
+      for (let bucket = 0; bucket < VISITOR_BUCKETS; bucket++) {
+        const hashes = buckets[bucket];
+        if (!hashes) continue;
+        let list = "{";
+        for (const hash of hashes) list += (list.length > 1 ? "," : "") + BigInt.asIntN(64, BigInt(`0x${hash}`)).toString();
+        out.linkIds.push(linkId);
+        out.days.push(iso);
+        out.buckets.push(bucket);
+        out.lists.push(`${list}}`);
+      }
+    }
+  }
+  return out;
 }
 
 /**
  * Writes a batch of visits in one transaction of two statements (CONTRACT §20, §21). The first locks
  * the batch's links (`for key share`, once per link: a link deleted meanwhile is skipped, and a link
  * being deleted waits until the batch is in, then takes its visits with it), inserts the people's
- * clicks, adds the batch's visitors to `link_visitors` (`on conflict do nothing`: only the rows it
- * really inserted — first sightings, exact under any concurrency — are added to `unique`), and adds
+ * clicks, adds the batch's visitors to their sets (`link_visitor_sets`, one row per link, day and bucket:
+ * the `on conflict do update` locks the bucket's current row and merges into it, so only visitors it did
+ * not hold yet — first sightings, exact under any concurrency — are added to `unique`; a full bucket's
+ * new visitors go to `link_visitors` instead, `on conflict do nothing`, counted when really inserted), and adds
  * everything to the daily rollups of the links (`link_stats_daily`) and of their owners
  * (`account_stats_daily`, keyed by `links.workspace_id`), summed per batch in memory first (one upsert row per
  * distinct key — a few hundred for thousands of clicks). Bots' visits add to `bots` and `bots_hour`
@@ -225,14 +272,30 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
           ${pgArray(humans.map((c) => c.count ?? 1))}::int[]
         ) as v(link_id, ms, country, platform, browser, device, language, referrer, n)
         where v.link_id in (select id from live)
-      ), fresh as (
-        insert into link_visitors (link_id, day, visitor)
-        select v.link_id, v.day, ('x' || v.hash)::bit(64)::bigint
-        from unnest(${pgArray(visitors.linkIds)}::int[], ${pgArray(visitors.days)}::date[], ${pgArray(visitors.hashes)}::text[]) as v(link_id, day, hash)
+      ), offered as (
+        select v.link_id, v.day, v.bucket, v.visitors::bigint[] as visitors
+        from unnest(${pgArray(visitors.linkIds)}::int[], ${pgArray(visitors.days)}::date[], ${pgArray(visitors.buckets)}::smallint[], ${pgArray(visitors.lists)}::text[]) as v(link_id, day, bucket, visitors)
         where v.link_id in (select id from live)
+      ), merged as (
+        insert into link_visitor_sets as s (link_id, day, bucket, visitors, added)
+        select link_id, day, bucket, visitors, cardinality(visitors) from offered
+        order by 1, 2, 3
+        on conflict (link_id, day, bucket) do update set (visitors, added, spill) = (
+          select case when q.is_full then s.visitors else s.visitors || q.fresh end, case when q.is_full then 0 else cardinality(q.fresh) end, case when q.is_full then q.fresh end
+          from (select cardinality(s.visitors) >= ${sql.raw(String(VISITOR_BUCKET_FULL))} as is_full, array(select v from unnest(excluded.visitors) as v where v <> all(s.visitors)) as fresh) as q
+        )
+        where exists (select from unnest(excluded.visitors) as v where v <> all(s.visitors))
+        returning link_id, day, added, spill
+      ), spilled as (
+        insert into link_visitors (link_id, day, visitor)
+        select m.link_id, m.day, v.visitor from merged as m, unnest(m.spill) as v(visitor)
         order by 1, 2, 3
         on conflict (link_id, day, visitor) do nothing
         returning link_id, day
+      ), fresh as (
+        select link_id, day, added::bigint as n from merged where added > 0
+        union all
+        select link_id, day, 1 from spilled
       ), sums as (
         select r.link_id, r.dimension, r.day, r.value, r.n::bigint as n
         from unnest(
@@ -241,7 +304,7 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
         ) as r(link_id, dimension, day, value, n)
         where r.link_id in (select id from live)
         union all
-        select link_id, 'unique', day, '', count(*) from fresh group by link_id, day
+        select link_id, 'unique', day, '', sum(n) from fresh group by link_id, day
       ), accounts as (
         insert into account_stats_daily (workspace_id, dimension, day, value, count)
         select live.workspace_id, a.dimension, a.day, a.value, sum(a.n)

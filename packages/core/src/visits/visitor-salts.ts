@@ -7,7 +7,8 @@ import { sipHash24, sipKey, type SipKey } from "./siphash.ts";
  * 64-bit keyed hash of (client group, User-Agent, link) under the secret salt of the visit's UTC day. The
  * salt is 32 random bytes in `visitor_salts`, made by whichever process needs it first and read back by
  * every other, so all of them hash alike. Once its day is over (and a grace for batches still in flight)
- * the salt and that day's `link_visitors` are deleted: no hash can be computed again, nor tied to anyone.
+ * the salt and that day's visitors (`link_visitor_sets`, `link_visitors`) are deleted: no hash can be computed
+ * again, nor tied to anyone.
  */
 
 /** How long after its day a salt and its visitors are kept: click batches of the day still being written. */
@@ -49,6 +50,7 @@ export async function findOrCreateVisitorSalt(db: Db, day: string, now: Date): P
 export async function dropPastVisitorDays(db: Db, now: Date, graceMs = VISITOR_DAY_GRACE_MS): Promise<string[]> {
   const before = utcDay(now.getTime() - graceMs);
   return db.transaction(async (tx) => {
+    await tx.execute(sql`delete from link_visitor_sets where day < ${before}::date`);
     await tx.execute(sql`delete from link_visitors where day < ${before}::date`);
     const rows = await queryRows<{ day: string }>(tx, sql`delete from visitor_salts where day < ${before}::date returning day::text as day`);
     return rows.map((r) => r.day).sort();

@@ -480,7 +480,7 @@ export const accountStatsDaily = pgTable(
 /**
  * The secret salt of one UTC day for unique visitors (CONTRACT §21): made by the first process that needs
  * it, shared by every process through this row, and deleted once its day is over (with that day's
- * `link_visitors`), so a visitor's hash can never be computed again.
+ * `link_visitor_sets` and `link_visitors`), so a visitor's hash can never be computed again.
  */
 export const visitorSalts = pgTable("visitor_salts", {
   day: date({ mode: "string" }).primaryKey(),
@@ -489,9 +489,29 @@ export const visitorSalts = pgTable("visitor_salts", {
 });
 
 /**
- * The visitors of each link today: a 64-bit keyed hash of (client group, User-Agent, link) under the
- * day's salt — never an address. A first sighting adds 1 to the link's `unique` rollup; the rows of a
+ * The visitors of each link today, in sets (docs/adr/0056-visitor-sets.md): a visitor is a 64-bit keyed
+ * hash of (client group, User-Agent, link) under the day's salt — never an address — and lives in the row
+ * of its link, day and bucket (the hash's top 7 bits, 128 buckets), in `visitors` (unsorted, distinct).
+ * `added` is how many the last write added (returned to `recordClicks` for `unique`); `spill`, the
+ * visitors the last write found new in a full bucket, which go to `link_visitors` instead. The rows of a
  * day are deleted with its salt.
+ */
+export const linkVisitorSets = pgTable(
+  "link_visitor_sets",
+  {
+    linkId: integer().notNull(),
+    day: date({ mode: "string" }).notNull(),
+    bucket: smallint().notNull(),
+    visitors: bigint({ mode: "bigint" }).array().notNull(),
+    added: integer().notNull(),
+    spill: bigint({ mode: "bigint" }).array(),
+  },
+  (t) => [primaryKey({ columns: [t.linkId, t.day, t.bucket] })],
+);
+
+/**
+ * The visitors of a link and day past a full bucket of `link_visitor_sets` (one row each): a first
+ * sighting adds 1 to the link's `unique` rollup; the rows of a day are deleted with its salt.
  */
 export const linkVisitors = pgTable(
   "link_visitors",
