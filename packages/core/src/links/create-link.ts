@@ -26,16 +26,24 @@ const INSERT_COLUMNS = (Object.keys(LINK_INSERT_COLUMNS) as LinkInsertColumn[]).
 type InsertColumn = (typeof INSERT_COLUMNS)[number];
 const INSERT_PLACEHOLDERS = Object.fromEntries(INSERT_COLUMNS.map((c) => [c, sql`${sql.placeholder(c)}`])) as Record<InsertColumn, SQL>;
 
-function encodeRow(row: Record<InsertColumn, unknown>): Record<string, unknown> {
-  const columns = getTableColumns(links);
-  return Object.fromEntries(INSERT_COLUMNS.map((c) => [c, row[c] === null ? null : columns[c].mapToDriverValue(row[c])]));
+const COLUMNS = getTableColumns(links);
+
+/** The placeholders' values of a row with `alias`, encoded as drizzle encodes a plain insert's (null stays null). */
+function encodeRow(row: Record<Exclude<InsertColumn, "alias">, unknown>, alias: string): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const c of INSERT_COLUMNS) {
+    const value = c === "alias" ? alias : row[c];
+    params[c] = value === null ? null : COLUMNS[c].mapToDriverValue(value);
+  }
+  return params;
 }
 
 /**
  * The link and its `link.created` entry in one prepared statement (a data-modifying CTE): one round trip
  * and no transaction, as fast as the create was before the audit log (docs/adr/0045-audit-log.md). The
- * entry's changes are built before the insert; a random alias, known only once inserted, is set into
- * them by the statement. A taken alias inserts neither (`on conflict do nothing`): no row comes back.
+ * entry's changes are built before the insert, with the alias of that attempt (a random one is drawn
+ * here, not by the database), and sent once, as one parameter. A taken alias inserts neither
+ * (`on conflict do nothing`): no row comes back.
  */
 function insertAudited(db: Db) {
   return preparedFor(db, "links_create_audited", () => {
@@ -46,9 +54,8 @@ function insertAudited(db: Db) {
         .onConflictDoNothing({ target: [links.domainId, links.alias] })
         .returning(),
     );
-    const changes = sql.placeholder("audit_changes");
     // The CTE's columns by their SQL names (drizzle would name them by their keys).
-    const inserted = { workspaceId: sql`"l"."workspace_id"`, id: sql`"l"."id"`, alias: sql`"l"."alias"`, createdAt: sql`"l"."created_at"` };
+    const inserted = { workspaceId: sql`"l"."workspace_id"`, id: sql`"l"."id"`, createdAt: sql`"l"."created_at"` };
     const entry = db.$with("a").as(
       db
         .insert(auditLog)
@@ -64,10 +71,7 @@ function insertAudited(db: Db) {
               action: sql<string>`'link.created'`.as("action"),
               objectType: sql<string>`'link'`.as("object_type"),
               objectId: sql<string>`${inserted.id}::text`.as("object_id"),
-              changes:
-                sql<unknown>`case when ${sql.placeholder("audit_random_alias")}::boolean then jsonb_set(${changes}::jsonb, '{alias,after}', to_jsonb(${inserted.alias})) else ${changes}::jsonb end`.as(
-                  "changes",
-                ),
+              changes: sql<unknown>`${sql.placeholder("audit_changes")}::jsonb`.as("changes"),
               clientGroup: sql<string | null>`${sql.placeholder("audit_client_group")}::text`.as("client_group"),
               createdAt: sql<Date>`${inserted.createdAt}`.as("created_at"),
             })
@@ -124,7 +128,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     );
     let inserted: typeof links.$inferSelect | undefined;
     for (let attempt = 0; !inserted; attempt++) {
-      const [created] = await insert.execute(encodeRow({ ...row, alias: draft.alias ?? randomAlias(attempt) }));
+      const [created] = await insert.execute(encodeRow(row, draft.alias ?? randomAlias(attempt)));
       inserted = created;
       if (inserted) break;
       const conflict = classifyAliasConflict({ isChosen: draft.alias !== null, attempt, url: draft.url });
@@ -171,17 +175,19 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
       pixels: [],
     };
     const actor = auditActorOf(ctx);
-    const audit = {
-      audit_user_id: actor.userId,
-      audit_key_id: actor.keyId,
-      audit_session_id: actor.sessionId,
-      audit_client_group: actor.clientGroup,
-      audit_changes: JSON.stringify(auditChanges(null, linkAuditView(view))),
-      audit_random_alias: draft.alias === null,
-    };
+    const changes = auditChanges(null, linkAuditView(view));
     const insert = insertAudited(ctx.db);
     for (let attempt = 0; ; attempt++) {
-      const [created] = await insert.execute({ ...encodeRow({ ...row, alias: draft.alias ?? randomAlias(attempt) }), ...audit });
+      const alias = draft.alias ?? randomAlias(attempt);
+      // A random alias is base62, which no secret pattern matches: the entry holds it as drawn.
+      if (draft.alias === null) changes.alias = { after: alias };
+      const params = encodeRow(row, alias);
+      params.audit_user_id = actor.userId;
+      params.audit_key_id = actor.keyId;
+      params.audit_session_id = actor.sessionId;
+      params.audit_client_group = actor.clientGroup;
+      params.audit_changes = JSON.stringify(changes);
+      const [created] = await insert.execute(params);
       if (created) {
         emitLocalChange({ kind: "link", id: created.id, domainId, alias: created.alias });
         return toLink(created);
