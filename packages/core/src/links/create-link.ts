@@ -6,7 +6,7 @@ import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { emitLocalChange } from "../changes/changes.ts";
 import { hashPassword } from "../secrets/hash.ts";
-import { parseFields, throwIfErrors } from "../validation/fields.ts";
+import { createFieldsParser, throwIfErrors } from "../validation/fields.ts";
 import { randomAlias } from "./alias.ts";
 import { classifyAliasConflict } from "./alias-conflict.ts";
 import { draftNewLink } from "./draft-link.ts";
@@ -83,13 +83,16 @@ function insertAudited(db: Db) {
   });
 }
 
+/** The fields of a create: those sent are parsed, the outcome of each absent one was computed once. */
+const parseCreateFields = createFieldsParser(CreateLinkShape);
+
 /**
  * Creates a link (CONTRACT §4). Every failing field is reported at once. The unique index on
  * (domain, alias) decides between concurrent creates of one alias: one wins, the others get a 422.
  * Its audit entry (`link.created`) commits with it.
  */
 export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkInput }): Promise<Link> {
-  const { values: v, errors } = parseFields(CreateLinkShape, input);
+  const { values: v, errors } = parseCreateFields(input);
   const now = ctx.now();
   const draft = draftNewLink(v, now, errors);
   // Whether a webhook wants this create (asked by the domain check's statement): then the link and its event commit together.
