@@ -1,4 +1,5 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
+import { toSnakeCase } from "drizzle-orm/casing";
 import { auditLog, linkPixels, links, preparedFor, type Db } from "@shortener/db";
 import { linkAuditView } from "../audit/audit-views.ts";
 import { auditActorOf, auditChanges, recordAudit } from "../audit/record-audit.ts";
@@ -27,6 +28,15 @@ type InsertColumn = (typeof INSERT_COLUMNS)[number];
 const INSERT_PLACEHOLDERS = Object.fromEntries(INSERT_COLUMNS.map((c) => [c, sql`${sql.placeholder(c)}`])) as Record<InsertColumn, SQL>;
 
 const COLUMNS = getTableColumns(links);
+
+/**
+ * The row the audited insert answers with: every column of the CTE `l` by its SQL name, decoded by its
+ * column as a plain insert's `returning()` decodes it. `select()` from the CTE would map each column
+ * through drizzle's aliasing proxy, a trap per column and row.
+ */
+const RETURNED = Object.fromEntries(
+  Object.entries(COLUMNS).map(([key, column]) => [key, sql.raw(`"l"."${column.keyAsName ? toSnakeCase(column.name) : column.name}"`).mapWith(column)]),
+) as { [K in keyof typeof COLUMNS]: SQL<(typeof links.$inferSelect)[K]> };
 
 /** The placeholders' values of a row with `alias`, encoded as drizzle encodes a plain insert's (null stays null). */
 function encodeRow(row: Record<Exclude<InsertColumn, "alias">, unknown>, alias: string): Record<string, unknown> {
@@ -79,7 +89,7 @@ function insertAudited(db: Db) {
         )
         .returning({ id: auditLog.id }),
     );
-    return db.with(link, entry).select().from(link);
+    return db.with(link, entry).select(RETURNED).from(link);
   });
 }
 
