@@ -1,7 +1,7 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import { auditLog, linkPixels, links, preparedFor, type Db } from "@shortener/db";
-import { linkAuditView } from "../audit/audit-views.ts";
+import { linkAuditView, type LinkAuditSource } from "../audit/audit-views.ts";
 import { auditActorOf, auditChanges, recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
@@ -122,10 +122,14 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   const isAnnounced = refs.isAnnounced === true;
   throwIfErrors(errors);
 
-  const [passwordHash, privacyPasswordHash] = await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null]);
+  // No await where there is nothing to wait for: most creates send neither password nor tags.
+  const [passwordHash, privacyPasswordHash] =
+    draft.password || draft.privacyPassword
+      ? await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null])
+      : [null, null];
   const { password: _password, privacyPassword: _privacyPassword, pixelIds, tags: sentTags, ...values } = draft;
   const { domainId } = values;
-  const tags = await respellTags(ctx.db, ctx.actor.workspaceId, sentTags);
+  const tags = sentTags.length ? await respellTags(ctx.db, ctx.actor.workspaceId, sentTags) : [];
   const row = { ...values, ...tagColumns(tags), workspaceId: ctx.actor.workspaceId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };
 
   // With pixels, the link and its pixel rows commit together; without, one insert is atomic on its own.
@@ -177,12 +181,26 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   };
   // Without pixels and webhook event, the link and its audit entry are one statement (`insertAudited`).
   if (!pixelIds.length && !isAnnounced) {
-    const view = {
-      ...values,
+    const view: LinkAuditSource = {
       alias: draft.alias ?? "",
+      url: values.url,
+      title: values.title,
+      targetType: values.targetType,
+      countryTarget: values.countryTarget,
+      platformTarget: values.platformTarget,
+      languageTarget: values.languageTarget,
+      rotationTarget: values.rotationTarget,
+      disabled: values.disabled,
+      privacy: values.privacy,
       hasPassword: passwordHash !== null,
       hasPrivacyPassword: privacyPasswordHash !== null,
+      expirationUrl: values.expirationUrl,
+      expirationClicks: values.expirationClicks,
+      endsAt: values.endsAt,
       tags,
+      ogTitle: values.ogTitle,
+      ogDescription: values.ogDescription,
+      ogImage: values.ogImage,
       domain: { id: domainId },
       space: refs.space ?? null,
       pixels: [],
