@@ -34,9 +34,9 @@ const COLUMNS = getTableColumns(links);
  * column as a plain insert's `returning()` decodes it. `select()` from the CTE would map each column
  * through drizzle's aliasing proxy, a trap per column and row.
  */
-const RETURNED = Object.fromEntries(
-  Object.entries(COLUMNS).map(([key, column]) => [key, sql.raw(`"l"."${column.keyAsName ? toSnakeCase(column.name) : column.name}"`).mapWith(column)]),
-) as { [K in keyof typeof COLUMNS]: SQL<(typeof links.$inferSelect)[K]> };
+const RETURNED = Object.fromEntries(Object.entries(COLUMNS).map(([key, column]) => [key, sql.raw(`"l"."${column.keyAsName ? toSnakeCase(column.name) : column.name}"`).mapWith(column)])) as {
+  [K in keyof typeof COLUMNS]: SQL<(typeof links.$inferSelect)[K]>;
+};
 
 /** The placeholders' values of a row with `alias`, encoded as drizzle encodes a plain insert's (null stays null). */
 function encodeRow(row: Record<Exclude<InsertColumn, "alias">, unknown>, alias: string): Record<string, unknown> {
