@@ -46,6 +46,16 @@ describe("the random-alias policy (one for create and import)", () => {
     const seen = new Set(Array.from({ length: 1000 }, () => randomAlias()));
     expect(seen.size).toBe(1000);
   });
+
+  it("draws every base-62 character alike, across many refills of its pool of random bytes", () => {
+    const counts = new Map<string, number>();
+    const aliases = Array.from({ length: 20_000 }, () => randomAlias());
+    expect(new Set(aliases).size).toBe(aliases.length);
+    for (const alias of aliases) for (const c of alias) counts.set(c, (counts.get(c) ?? 0) + 1);
+    expect(counts.size).toBe(62);
+    // 120,000 characters: 1,935 of each expected; a bias (a modulo, a byte reused) shows far beyond ±15 %.
+    for (const n of counts.values()) expect(Math.abs(n - 120_000 / 62)).toBeLessThan(0.15 * (120_000 / 62));
+  });
 });
 
 describe("draftNewLink: one draft builder for create and import", () => {

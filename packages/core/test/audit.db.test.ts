@@ -48,6 +48,17 @@ describe("auditChanges (which fields, secrets redacted)", () => {
   it("keeps only what changed; a create has no before, a delete no after", () => {
     expect(auditChanges({ name: "a", color: 1 }, { name: "b", color: 1 })).toEqual({ name: { before: "a", after: "b" } });
     expect(auditChanges(null, { name: "a" })).toEqual({ name: { after: "a" } });
+    // A create's values as the entry holds them: undefined as null, dates as ISO text, secrets in lists redacted, in the view's order.
+    const created = auditChanges(null, { gone: undefined, at: new Date(0), list: ["x", "shk_x"], nested: { password: "p", n: 1 }, password: true });
+    expect(created).toEqual({
+      gone: { after: null },
+      at: { after: "1970-01-01T00:00:00.000Z" },
+      list: { after: ["x", REDACTED] },
+      nested: { after: { password: REDACTED, n: 1 } },
+      password: { after: REDACTED },
+    });
+    expect(Object.keys(created)).toEqual(["gone", "at", "list", "nested", "password"]);
+    expect(auditChanges(null, null)).toEqual({});
     expect(auditChanges({ name: "a" }, null)).toEqual({ name: { before: "a" } });
     expect(auditChanges({ a: [1, 2] }, { a: [1, 2] })).toEqual({});
   });

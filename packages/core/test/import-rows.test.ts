@@ -28,6 +28,13 @@ describe("createFieldsParser", () => {
       { url: "https://a.test", domain_id: "3", alias: "ok" },
       { url: "javascript:x", domain_id: "x", privacy: "7", pixel_ids: ["1", "y"], expiration_clicks: "-1" },
       { url: "https://a.test", domain_id: 1, disabled: "1", expiration_date: "2030-01-01", expiration_time: "25:00" },
+      { url: "https://a.test", domain_id: 1, tags: ["Sale", "sale", " x "], og_title: "T", utm_source: "news", rotation: [{ value: "https://b.test" }] },
+      // What createLink may be handed (it parses with this parser too): no object, a sent undefined, inherited keys.
+      null,
+      "url=https://a.test",
+      [{ url: "https://a.test" }],
+      { url: undefined, domain_id: 2 },
+      Object.assign(Object.create({ url: "https://inherited.test", domain_id: 9 }) as object, { title: "own" }),
     ];
     for (const input of inputs) expect(parse(input)).toEqual(parseFields(CreateLinkShape, input));
   });

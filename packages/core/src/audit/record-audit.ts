@@ -53,7 +53,13 @@ function redact(value: unknown): string | null {
  */
 export function auditChanges(before: Record<string, unknown> | null | undefined, after: Record<string, unknown> | null | undefined, secretsChanged: readonly string[] = []): AuditChanges {
   const changes: AuditChanges = {};
-  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  // A create's entry (no before) is its after, field by field: the same as the loop below, without the key set.
+  if (before == null) {
+    if (after == null) return changes;
+    for (const key of Object.keys(after)) changes[key] = { after: AUDIT_SECRET_FIELDS.has(key) ? redact(after[key]) : ((scrub(after[key]) ?? null) as AuditValue) };
+    return changes;
+  }
+  const keys = new Set([...Object.keys(before), ...Object.keys(after ?? {})]);
   for (const key of keys) {
     const had = before != null && key in before;
     const has = after != null && key in after;

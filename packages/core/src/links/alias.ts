@@ -3,7 +3,7 @@
  * random alias a link gets when none is sent. The links schema, the import, the API's router and the
  * visitor side all ask this file.
  */
-import { randomBase62 } from "../secrets/random.ts";
+import { randomBase62Pooled } from "../secrets/random.ts";
 
 export const MAX_ALIAS_LENGTH = 255;
 
@@ -47,8 +47,9 @@ export const RANDOM_ALIAS_ATTEMPTS = 8;
 
 /**
  * The random alias for try `attempt` (0 first, below `RANDOM_ALIAS_ATTEMPTS`): cryptographically random
- * base-62, one character longer every second try, so a crowded length is left quickly.
+ * base-62 (from the process's pool of random bytes: an alias is no secret), one character longer every
+ * second try, so a crowded length is left quickly.
  */
 export function randomAlias(attempt = 0): string {
-  return randomBase62(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2));
+  return randomBase62Pooled(RANDOM_ALIAS_LENGTH + Math.floor(attempt / 2));
 }

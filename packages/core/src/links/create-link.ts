@@ -1,12 +1,13 @@
 import { getTableColumns, sql, type SQL } from "drizzle-orm";
+import { toSnakeCase } from "drizzle-orm/casing";
 import { auditLog, linkPixels, links, preparedFor, type Db } from "@shortener/db";
-import { linkAuditView } from "../audit/audit-views.ts";
+import { linkAuditView, type LinkAuditSource } from "../audit/audit-views.ts";
 import { auditActorOf, auditChanges, recordAudit } from "../audit/record-audit.ts";
 import { withTransaction, type Ctx } from "../context.ts";
 import { ValidationError } from "../errors.ts";
 import { emitLocalChange } from "../changes/changes.ts";
 import { hashPassword } from "../secrets/hash.ts";
-import { parseFields, throwIfErrors } from "../validation/fields.ts";
+import { createFieldsParser, throwIfErrors } from "../validation/fields.ts";
 import { randomAlias } from "./alias.ts";
 import { classifyAliasConflict } from "./alias-conflict.ts";
 import { draftNewLink } from "./draft-link.ts";
@@ -26,16 +27,33 @@ const INSERT_COLUMNS = (Object.keys(LINK_INSERT_COLUMNS) as LinkInsertColumn[]).
 type InsertColumn = (typeof INSERT_COLUMNS)[number];
 const INSERT_PLACEHOLDERS = Object.fromEntries(INSERT_COLUMNS.map((c) => [c, sql`${sql.placeholder(c)}`])) as Record<InsertColumn, SQL>;
 
-function encodeRow(row: Record<InsertColumn, unknown>): Record<string, unknown> {
-  const columns = getTableColumns(links);
-  return Object.fromEntries(INSERT_COLUMNS.map((c) => [c, row[c] === null ? null : columns[c].mapToDriverValue(row[c])]));
+const COLUMNS = getTableColumns(links);
+
+/**
+ * The row the audited insert answers with: every column of the CTE `l` by its SQL name, decoded by its
+ * column as a plain insert's `returning()` decodes it. `select()` from the CTE would map each column
+ * through drizzle's aliasing proxy, a trap per column and row.
+ */
+const RETURNED = Object.fromEntries(Object.entries(COLUMNS).map(([key, column]) => [key, sql.raw(`"l"."${column.keyAsName ? toSnakeCase(column.name) : column.name}"`).mapWith(column)])) as {
+  [K in keyof typeof COLUMNS]: SQL<(typeof links.$inferSelect)[K]>;
+};
+
+/** The placeholders' values of a row with `alias`, encoded as drizzle encodes a plain insert's (null stays null). */
+function encodeRow(row: Record<Exclude<InsertColumn, "alias">, unknown>, alias: string): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const c of INSERT_COLUMNS) {
+    const value = c === "alias" ? alias : row[c];
+    params[c] = value === null ? null : COLUMNS[c].mapToDriverValue(value);
+  }
+  return params;
 }
 
 /**
  * The link and its `link.created` entry in one prepared statement (a data-modifying CTE): one round trip
  * and no transaction, as fast as the create was before the audit log (docs/adr/0045-audit-log.md). The
- * entry's changes are built before the insert; a random alias, known only once inserted, is set into
- * them by the statement. A taken alias inserts neither (`on conflict do nothing`): no row comes back.
+ * entry's changes are built before the insert, with the alias of that attempt (a random one is drawn
+ * here, not by the database), and sent once, as one parameter. A taken alias inserts neither
+ * (`on conflict do nothing`): no row comes back.
  */
 function insertAudited(db: Db) {
   return preparedFor(db, "links_create_audited", () => {
@@ -46,9 +64,8 @@ function insertAudited(db: Db) {
         .onConflictDoNothing({ target: [links.domainId, links.alias] })
         .returning(),
     );
-    const changes = sql.placeholder("audit_changes");
     // The CTE's columns by their SQL names (drizzle would name them by their keys).
-    const inserted = { workspaceId: sql`"l"."workspace_id"`, id: sql`"l"."id"`, alias: sql`"l"."alias"`, createdAt: sql`"l"."created_at"` };
+    const inserted = { workspaceId: sql`"l"."workspace_id"`, id: sql`"l"."id"`, createdAt: sql`"l"."created_at"` };
     const entry = db.$with("a").as(
       db
         .insert(auditLog)
@@ -64,10 +81,7 @@ function insertAudited(db: Db) {
               action: sql<string>`'link.created'`.as("action"),
               objectType: sql<string>`'link'`.as("object_type"),
               objectId: sql<string>`${inserted.id}::text`.as("object_id"),
-              changes:
-                sql<unknown>`case when ${sql.placeholder("audit_random_alias")}::boolean then jsonb_set(${changes}::jsonb, '{alias,after}', to_jsonb(${inserted.alias})) else ${changes}::jsonb end`.as(
-                  "changes",
-                ),
+              changes: sql<unknown>`${sql.placeholder("audit_changes")}::jsonb`.as("changes"),
               clientGroup: sql<string | null>`${sql.placeholder("audit_client_group")}::text`.as("client_group"),
               createdAt: sql<Date>`${inserted.createdAt}`.as("created_at"),
             })
@@ -75,9 +89,12 @@ function insertAudited(db: Db) {
         )
         .returning({ id: auditLog.id }),
     );
-    return db.with(link, entry).select().from(link);
+    return db.with(link, entry).select(RETURNED).from(link);
   });
 }
+
+/** The fields of a create: those sent are parsed, the outcome of each absent one was computed once. */
+const parseCreateFields = createFieldsParser(CreateLinkShape);
 
 /**
  * Creates a link (CONTRACT §4). Every failing field is reported at once. The unique index on
@@ -85,7 +102,7 @@ function insertAudited(db: Db) {
  * Its audit entry (`link.created`) commits with it.
  */
 export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkInput }): Promise<Link> {
-  const { values: v, errors } = parseFields(CreateLinkShape, input);
+  const { values: v, errors } = parseCreateFields(input);
   const now = ctx.now();
   const draft = draftNewLink(v, now, errors);
   // Whether a webhook wants this create (asked by the domain check's statement): then the link and its event commit together.
@@ -105,10 +122,14 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   const isAnnounced = refs.isAnnounced === true;
   throwIfErrors(errors);
 
-  const [passwordHash, privacyPasswordHash] = await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null]);
+  // No await where there is nothing to wait for: most creates send neither password nor tags.
+  const [passwordHash, privacyPasswordHash] =
+    draft.password || draft.privacyPassword
+      ? await Promise.all([draft.password ? hashPassword(draft.password) : null, draft.privacyPassword ? hashPassword(draft.privacyPassword) : null])
+      : [null, null];
   const { password: _password, privacyPassword: _privacyPassword, pixelIds, tags: sentTags, ...values } = draft;
   const { domainId } = values;
-  const tags = await respellTags(ctx.db, ctx.actor.workspaceId, sentTags);
+  const tags = sentTags.length ? await respellTags(ctx.db, ctx.actor.workspaceId, sentTags) : [];
   const row = { ...values, ...tagColumns(tags), workspaceId: ctx.actor.workspaceId, passwordHash, privacyPasswordHash, createdAt: now, updatedAt: now };
 
   // With pixels, the link and its pixel rows commit together; without, one insert is atomic on its own.
@@ -124,7 +145,7 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
     );
     let inserted: typeof links.$inferSelect | undefined;
     for (let attempt = 0; !inserted; attempt++) {
-      const [created] = await insert.execute(encodeRow({ ...row, alias: draft.alias ?? randomAlias(attempt) }));
+      const [created] = await insert.execute(encodeRow(row, draft.alias ?? randomAlias(attempt)));
       inserted = created;
       if (inserted) break;
       const conflict = classifyAliasConflict({ isChosen: draft.alias !== null, attempt, url: draft.url });
@@ -160,28 +181,44 @@ export async function createLink({ ctx, input }: { ctx: Ctx; input: CreateLinkIn
   };
   // Without pixels and webhook event, the link and its audit entry are one statement (`insertAudited`).
   if (!pixelIds.length && !isAnnounced) {
-    const view = {
-      ...values,
+    const view: LinkAuditSource = {
       alias: draft.alias ?? "",
+      url: values.url,
+      title: values.title,
+      targetType: values.targetType,
+      countryTarget: values.countryTarget,
+      platformTarget: values.platformTarget,
+      languageTarget: values.languageTarget,
+      rotationTarget: values.rotationTarget,
+      disabled: values.disabled,
+      privacy: values.privacy,
       hasPassword: passwordHash !== null,
       hasPrivacyPassword: privacyPasswordHash !== null,
+      expirationUrl: values.expirationUrl,
+      expirationClicks: values.expirationClicks,
+      endsAt: values.endsAt,
       tags,
+      ogTitle: values.ogTitle,
+      ogDescription: values.ogDescription,
+      ogImage: values.ogImage,
       domain: { id: domainId },
       space: refs.space ?? null,
       pixels: [],
     };
     const actor = auditActorOf(ctx);
-    const audit = {
-      audit_user_id: actor.userId,
-      audit_key_id: actor.keyId,
-      audit_session_id: actor.sessionId,
-      audit_client_group: actor.clientGroup,
-      audit_changes: JSON.stringify(auditChanges(null, linkAuditView(view))),
-      audit_random_alias: draft.alias === null,
-    };
+    const changes = auditChanges(null, linkAuditView(view));
     const insert = insertAudited(ctx.db);
     for (let attempt = 0; ; attempt++) {
-      const [created] = await insert.execute({ ...encodeRow({ ...row, alias: draft.alias ?? randomAlias(attempt) }), ...audit });
+      const alias = draft.alias ?? randomAlias(attempt);
+      // A random alias is base62, which no secret pattern matches: the entry holds it as drawn.
+      if (draft.alias === null) changes.alias = { after: alias };
+      const params = encodeRow(row, alias);
+      params.audit_user_id = actor.userId;
+      params.audit_key_id = actor.keyId;
+      params.audit_session_id = actor.sessionId;
+      params.audit_client_group = actor.clientGroup;
+      params.audit_changes = JSON.stringify(changes);
+      const [created] = await insert.execute(params);
       if (created) {
         emitLocalChange({ kind: "link", id: created.id, domainId, alias: created.alias });
         return toLink(created);

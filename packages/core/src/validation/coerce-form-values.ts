@@ -40,7 +40,8 @@ export function coerceFormValues(schema: z.ZodType, value: unknown): unknown {
       if (typeof value !== "object" || Array.isArray(value)) return value;
       const shape = def.shape as Record<string, z.ZodType>;
       const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-      for (const [key, field] of Object.entries(shape)) if (Object.hasOwn(out, key)) out[key] = coerceFormValues(field, out[key]);
+      // The fields sent, not every field of the shape: a form sends a few of a create's 28.
+      for (const key of Object.keys(out)) if (Object.hasOwn(shape, key)) out[key] = coerceFormValues(shape[key] as z.ZodType, out[key]);
       return out;
     }
     default:

@@ -112,25 +112,27 @@ export function throwIfErrors(errors: FieldErrors): void {
 }
 
 /**
- * `parseFields` for many inputs of one shape (the importer's rows): the outcome of a field that is
- * absent is the same every time, so it is computed once, and only the fields present are parsed.
- * Same values and errors as `parseFields`.
+ * `parseFields` for many inputs of one shape (the importer's rows, the API's creates): the outcome of a
+ * field that is absent is the same every time, so it is computed once, and only the fields present are
+ * parsed. Same values and errors as `parseFields` (a create sends a few of its 28 fields).
  */
-export function createFieldsParser<T extends z.ZodRawShape>(shape: T): (input: Record<string, unknown>) => { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
+export function createFieldsParser<T extends z.ZodRawShape>(shape: T): (input: unknown) => { values: { [K in keyof T]?: z.output<T[K]> }; errors: FieldErrors } {
   const entries = Object.entries(shape).map(([key, schema]) => {
     const absent = parseFields({ [key]: schema } as z.ZodRawShape, {});
     return { key, schema: schema as z.ZodType, absent };
   });
   return (input) => {
+    const source = input && typeof input === "object" && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
     const values: Record<string, unknown> = {};
     const errors: FieldErrors = {};
     for (const { key, schema, absent } of entries) {
-      if (input[key] === undefined) {
+      const value = Object.hasOwn(source, key) ? source[key] : undefined;
+      if (value === undefined) {
         if (Object.hasOwn(absent.values, key)) values[key] = (absent.values as Record<string, unknown>)[key];
         for (const [field, messages] of Object.entries(absent.errors)) (errors[field] ??= []).push(...messages);
         continue;
       }
-      parseField(key, schema, input[key], values, errors);
+      parseField(key, schema, value, values, errors);
     }
     return { values: values as { [K in keyof T]?: z.output<T[K]> }, errors };
   };
