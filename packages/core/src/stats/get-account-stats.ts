@@ -22,10 +22,10 @@ const MAX_DAILY_DEPTH = 4_800;
 /**
  * `links`: the caller's live links ranked by clicks in the range (ties by id), the top 100; `value` is
  * the short URL (docs/adr/0042-account-wide-statistics.md). A threshold over each day's busiest links
- * (`account_link_daily`'s index `account_link_daily_count_idx`): the `depth` busiest links of every day are
- * read; a link had at most a day's smallest count read on a day it was not read, so each link read
- * has a lower bound (its counts read) and an upper bound (plus those cutoffs), and a link never read
- * at most the sum of the cutoffs. Let the threshold be the 100th lower bound: links whose upper bound
+ * (the index `account_link_daily_count_idx`): the `depth` busiest links of every day are read; a link
+ * had at most a day's smallest count read on a day it was not read, so each link read has a lower
+ * bound (its counts read) and an upper bound (plus those cutoffs), and a link never read at most the
+ * sum of the cutoffs. Let the threshold be the 100th lower bound: links whose upper bound
  * is below it cannot be among the 100, the rest are added up exactly from their own rollups. Exact
  * once the sum of cutoffs is below the threshold and the 100th live link reaches it; otherwise the
  * depth grows, and past MAX_DAILY_DEPTH the range is added up link by link.
@@ -113,8 +113,9 @@ async function readTopLinksByScan(db: Db, workspaceId: number, range: StatsRange
 
 /**
  * CONTRACT §21: every link of the caller at once, from `account_stats_daily` (an index range per
- * dimension, whatever the number of links) and, for `links`, `account_link_daily`. `summary` as for one link; `clicks` a row a day with
- * `unique` and `bots`; `links` the top 100 links; the breakdowns as §8.
+ * dimension, whatever the number of links) and, for `links`, `account_link_daily`. `summary` as for
+ * one link; `clicks` a row a day with `unique` and `bots`; `links` the top 100 links; the breakdowns
+ * as §8.
  */
 export async function getAccountStats({ ctx, input }: { ctx: Ctx; input: AccountStatsInput }): Promise<AccountStats> {
   const p = parseInput(AccountStatsInput, input);
