@@ -128,9 +128,10 @@ async function main(): Promise<void> {
     const end = Date.now();
     process.stderr.write(`Seeding ${CLICKS.toLocaleString("en-US")} visits over ${DAYS} days on ${LINKS.toLocaleString("en-US")} links through recordClicks…\n`);
     const seconds = await seed(server, linkIds, end);
-    for (const table of ["clicks", "link_stats_daily", "account_stats_daily", "links"]) await sql.unsafe(`vacuum analyze ${table}`);
-    const [facts] = await sql<Array<{ rows: string; size: string; linked: string; clicks: string; bots: string }>>`
+    for (const table of ["clicks", "link_stats_daily", "account_stats_daily", "account_link_daily", "links"]) await sql.unsafe(`vacuum analyze ${table}`);
+    const [facts] = await sql<Array<{ rows: string; size: string; link_rows: string; link_size: string; linked: string; clicks: string; bots: string }>>`
       select (select count(*) from account_stats_daily)::text as rows, pg_size_pretty(pg_total_relation_size('account_stats_daily')) as size,
+             (select count(*) from account_link_daily)::text as link_rows, pg_size_pretty(pg_total_relation_size('account_link_daily')) as link_size,
              (select count(*) from links where clicks > 0)::text as linked, (select sum(clicks) from links)::text as clicks,
              (select sum(count) from account_stats_daily where dimension = 'bots')::text as bots`;
 
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
     console.log(
       [
         `Account-wide statistics: ${LINKS.toLocaleString("en-US")} links, ${CLICKS.toLocaleString("en-US")} visits over ${DAYS} days (Zipf over the links, 15 % bots), PostgreSQL ${version}, ${RUNS} sequential requests per row after 5 warm-up.`,
-        `Seeded through recordClicks in ${seconds.toFixed(1)} s: ${Number(facts?.clicks).toLocaleString("en-US")} clicks by people on ${Number(facts?.linked).toLocaleString("en-US")} links, ${Number(facts?.bots).toLocaleString("en-US")} bots; account_stats_daily ${Number(facts?.rows).toLocaleString("en-US")} rows, ${facts?.size}.`,
+        `Seeded through recordClicks in ${seconds.toFixed(1)} s: ${Number(facts?.clicks).toLocaleString("en-US")} clicks by people on ${Number(facts?.linked).toLocaleString("en-US")} links, ${Number(facts?.bots).toLocaleString("en-US")} bots; account_stats_daily ${Number(facts?.rows).toLocaleString("en-US")} rows, ${facts?.size}; account_link_daily ${Number(facts?.link_rows).toLocaleString("en-US")} rows, ${facts?.link_size}.`,
         "",
         "| name | range | API p50 ms | API p95 ms | in process p50 ms | in process p95 ms |",
         "|---|---|---|---|---|---|",

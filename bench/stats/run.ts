@@ -231,6 +231,7 @@ async function main(): Promise<void> {
     await sql`vacuum analyze clicks`;
     await sql`vacuum analyze link_stats_daily`;
     await sql`vacuum analyze account_stats_daily`;
+    await sql`vacuum analyze account_link_daily`;
     const writes = await measureWrites(server, sql, writeLinkId, end);
     const [sizes] = await sql<Array<{ clicks: string; rollups: string; rollup_rows: string }>>`
       select pg_size_pretty(pg_total_relation_size('clicks')) as clicks, pg_size_pretty(pg_total_relation_size('link_stats_daily')) as rollups,

@@ -171,6 +171,15 @@ type Shape = Map<string, { columns: string[]; keys: string[] }>;
 /** The owned tables' owner column, renamed by 0022: read under its new name after the upgrade. */
 const RENAMED = new Set(["domains", "spaces", "pixels", "links", "account_stats_daily", "import_jobs", "webhooks", "link_counts", "webhook_events"]);
 
+/**
+ * Tables whose rows a later migration moved, read after the upgrade as they were: migration 0031 moved
+ * the accounts' `link` rows into `account_link_daily` (docs/adr/0058-account-link-rollups-hot.md).
+ */
+const MOVED: Record<string, string> = {
+  account_stats_daily: `(select workspace_id, dimension, day, value, count from account_stats_daily
+    union all select workspace_id, 'link', day, link_id::text, count from account_link_daily) as moved`,
+};
+
 async function shapeOf(sql: Sql): Promise<Shape> {
   const rows = await sql<{ table: string; columns: string[]; keys: string[] | null }[]>`
     select c.relname as table,
@@ -185,7 +194,8 @@ async function shapeOf(sql: Sql): Promise<Shape> {
 /**
  * Each table of `shape`: its row count, a checksum of its ids (primary key) and owner value, and one
  * of all its old columns. A checksum is the sum of a 64-bit hash of each row's text, so the order on
- * disk does not matter. `after`: the renamed owner columns are read under their new name.
+ * disk does not matter. `after`: the renamed owner columns are read under their new name, moved rows
+ * where they are now (MOVED).
  */
 async function checksums(sql: Sql, shape: Shape, after: boolean): Promise<TableSum[]> {
   const sums: TableSum[] = [];
@@ -196,7 +206,7 @@ async function checksums(sql: Sql, shape: Shape, after: boolean): Promise<TableS
     const rowOf = (cs: string[]) => (cs.length ? `row(${cs.map((c) => `"${col(c)}"`).join(", ")})::text` : "''");
     const [r] = await sql.unsafe<{ rows: string; ids: string; full: string }[]>(
       `select count(*)::text as rows, coalesce(sum(hashtextextended(${rowOf(idColumns)}, 0)::numeric), 0)::text as ids,
-         coalesce(sum(hashtextextended(${rowOf(columns)}, 0)::numeric), 0)::text as full from "${table}"`,
+         coalesce(sum(hashtextextended(${rowOf(columns)}, 0)::numeric), 0)::text as full from ${(after && MOVED[table]) || `"${table}"`}`,
     );
     if (!r) throw new Error(`no checksum of ${table}`);
     sums.push({ table, rows: Number(r.rows), ids: r.ids, full: r.full, owner });

@@ -1,11 +1,11 @@
-import { accountStatsDaily, domainVisitsDaily, linkStatsDaily, type Db } from "@shortener/db";
+import { accountLinkDaily, accountStatsDaily, domainVisitsDaily, linkStatsDaily, type Db } from "@shortener/db";
 
 /**
  * Realistic history for the dashboard's analytics (its browser test and screenshots): 90 days of
  * humans, unique visitors, bots by name and every breakdown for a few links, written straight into the
- * rollup tables the statistics read (`link_stats_daily`, `account_stats_daily`, `domain_visits_daily`)
- * as the visitor side's writes leave them — the days before today; today's visits go through the real
- * redirect. Deterministic (a seeded generator), with a weekly rhythm, slow growth, a campaign spike and
+ * rollup tables the statistics read (`link_stats_daily`, `account_stats_daily`, `account_link_daily`,
+ * `domain_visits_daily`) as the visitor side's writes leave them — the days before today; today's visits
+ * go through the real redirect. Deterministic (a seeded generator), with a weekly rhythm, slow growth, a campaign spike and
  * days without a single visit, so the chart has all of them to draw.
  */
 
@@ -126,6 +126,7 @@ export async function seedAnalyticsHistory(
 ): Promise<SeedResult> {
   const next = random(29);
   const linkRows: Array<typeof linkStatsDaily.$inferInsert> = [];
+  const accountLinkRows: Array<typeof accountLinkDaily.$inferInsert> = [];
   const account = new Map<string, number>();
   const addAccount = (dimension: string, day: string, value: string, count: number) => {
     const key = `${dimension}\u0000${day}\u0000${value}`;
@@ -170,7 +171,7 @@ export async function seedAnalyticsHistory(
         if (dimension === "clicks_hour") continue;
         addAccount(dimension, day, value, count);
       }
-      if (humans > 0) addAccount("link", day, String(link.id), humans);
+      if (humans > 0) accountLinkRows.push({ workspaceId: options.workspaceId, day, linkId: link.id, count: humans });
     }
     perLink.set(link.id, series);
   }
@@ -201,6 +202,7 @@ export async function seedAnalyticsHistory(
   });
   for (let i = 0; i < linkRows.length; i += 1000) await db.insert(linkStatsDaily).values(linkRows.slice(i, i + 1000));
   for (let i = 0; i < accountRows.length; i += 1000) await db.insert(accountStatsDaily).values(accountRows.slice(i, i + 1000));
+  for (let i = 0; i < accountLinkRows.length; i += 1000) await db.insert(accountLinkDaily).values(accountLinkRows.slice(i, i + 1000));
   for (let i = 0; i < orphanRows.length; i += 1000) await db.insert(domainVisitsDaily).values(orphanRows.slice(i, i + 1000));
   return { perLink, account: [...accountDays.values()].sort((a, b) => a.day.localeCompare(b.day)), orphans };
 }

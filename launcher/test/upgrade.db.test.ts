@@ -120,6 +120,10 @@ let journalBefore = 0;
 let journalAfter = 0;
 let clicksKind = "";
 let unverifiedDomains = -1;
+/** The accounts' clicks per link after the upgrade (migration 0031's table), what 0.1.0's rollups say they are, and the `link` rows left behind. */
+let accountLinks: string[] = [];
+let linksClicks: string[] = [];
+let linkRowsLeft = -1;
 let running: RunningServer | undefined;
 let port = 0;
 
@@ -148,6 +152,13 @@ beforeAll(async () => {
     journalAfter = (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`))[0]?.n ?? 0;
     clicksKind = (await queryRows<{ kind: string }>(database.db, sql`select relkind::text as kind from pg_class where oid = 'public.clicks'::regclass`))[0]?.kind ?? "";
     unverifiedDomains = (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from domains where verified_at is null`))[0]?.n ?? -1;
+    const rowsOf = async (query: ReturnType<typeof sql>) => (await queryRows<{ r: string }>(database.db, query)).map((x) => x.r).sort();
+    accountLinks = await rowsOf(sql`select workspace_id || '|' || day || '|' || link_id || '|' || count as r from account_link_daily`);
+    linksClicks = await rowsOf(
+      sql`select l.workspace_id || '|' || s.day || '|' || s.link_id || '|' || sum(s.count) as r from link_stats_daily s join links l on l.id = s.link_id
+          where s.dimension = 'clicks' group by l.workspace_id, s.day, s.link_id`,
+    );
+    linkRowsLeft = (await queryRows<{ n: number }>(database.db, sql`select count(*)::int as n from account_stats_daily where dimension = 'link'`))[0]?.n ?? -1;
   } finally {
     await database.close();
   }
@@ -190,6 +201,22 @@ describe(`upgrading 0.1.0's database to this release`, () => {
   it("moved the clicks into the partitioned table (migration 0015) and kept 0.1.0's domains serving (0012)", () => {
     expect(clicksKind).toBe("p");
     expect(unverifiedDomains).toBe(0);
+  });
+
+  it("keeps each account's clicks per link (migration 0020's backfill) in account_link_daily (0031), and ranks the top links by them", async () => {
+    expect(accountLinks.length).toBeGreaterThan(0);
+    expect(accountLinks).toEqual(linksClicks);
+    expect(linkRowsLeft).toBe(0);
+    const res = await api(EXPECTED.keys.ada, `/stats?name=links&${EXPECTED.statsRange}`);
+    expect(res.status).toBe(200);
+    const day = /from=([\d-]+)/.exec(EXPECTED.statsRange)?.[1];
+    const ranked = accountLinks
+      .map((row) => row.split("|"))
+      .filter(([workspace, on]) => workspace === String(EXPECTED.accounts.ada?.id) && on === day)
+      .map(([, , id, count]) => ({ id: Number(id), count: Number(count) }))
+      .sort((a, b) => b.count - a.count || a.id - b.id);
+    expect(ranked.length).toBeGreaterThan(1);
+    expect((res.body.data as Json[]).map((row) => ({ id: row.id, count: row.count }))).toEqual(ranked);
   });
 
   it("answers /healthz with this release's version", async () => {

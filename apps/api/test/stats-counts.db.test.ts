@@ -25,9 +25,14 @@ async function newLink(owner: Owner, alias?: string): Promise<{ id: number; shor
   return res.body.data;
 }
 
+/** Rollup rows as the write side leaves them; an account's `link` rows (value: the link id) go to `account_link_daily`. */
 async function insertRollups(table: "link_stats_daily" | "account_stats_daily" | "domain_visits_daily", id: number, rows: Rollup[]): Promise<void> {
   const key = sql.raw(table === "link_stats_daily" ? "link_id, dimension" : table === "account_stats_daily" ? "workspace_id, dimension" : "domain_id, kind");
   for (const [dimension, day, value, count] of rows) {
+    if (table === "account_stats_daily" && dimension === "link") {
+      await queryRows(api.database.db, sql`insert into account_link_daily (workspace_id, day, link_id, count) values (${id}, ${day}::date, ${Number(value)}, ${count})`);
+      continue;
+    }
     await queryRows(api.database.db, sql`insert into ${sql.raw(table)} (${key}, day, value, count) values (${id}, ${dimension}, ${day}::date, ${value}, ${count})`);
   }
 }
@@ -266,9 +271,9 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const busy = ids.slice(0, 600).map((id, i) => [id, days[Math.floor(i / 200)] as string] as const);
     await queryRows(
       api.database.db,
-      sql`insert into account_stats_daily (workspace_id, dimension, day, value, count)
-          select ${owner.user.workspaceId}::int, 'link', b.day::date, b.id::text, 3 from unnest(${`{${busy.map(([id]) => id).join(",")}}`}::int[], ${`{${busy.map(([, day]) => day).join(",")}}`}::text[]) as b(id, day)
-          union all select ${owner.user.workspaceId}::int, 'link', d::date, ${String(steady)}::text, 2 from unnest(${`{${days.join(",")}}`}::text[]) as d`,
+      sql`insert into account_link_daily (workspace_id, day, link_id, count)
+          select ${owner.user.workspaceId}::int, b.day::date, b.id, 3 from unnest(${`{${busy.map(([id]) => id).join(",")}}`}::int[], ${`{${busy.map(([, day]) => day).join(",")}}`}::text[]) as b(id, day)
+          union all select ${owner.user.workspaceId}::int, d::date, ${steady}::int, 2 from unnest(${`{${days.join(",")}}`}::text[]) as d`,
     );
     await queryRows(
       api.database.db,
@@ -292,8 +297,8 @@ describe("GET /api/v1/stats: account-wide (CONTRACT §21)", () => {
     const list = (values: Array<string | number>) => `{${values.join(",")}}`;
     await queryRows(
       api.database.db,
-      sql`insert into account_stats_daily (workspace_id, dimension, day, value, count)
-          select ${owner.user.workspaceId}::int, 'link', '2026-03-02'::date, v.id::text, v.n from unnest(${list(ids)}::int[], ${list(ids.map((_, i) => countOf(i)))}::int[]) as v(id, n)`,
+      sql`insert into account_link_daily (workspace_id, day, link_id, count)
+          select ${owner.user.workspaceId}::int, '2026-03-02'::date, v.id, v.n from unnest(${list(ids)}::int[], ${list(ids.map((_, i) => countOf(i)))}::int[]) as v(id, n)`,
     );
     await queryRows(
       api.database.db,

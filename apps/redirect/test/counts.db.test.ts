@@ -92,7 +92,9 @@ describe("people and bots (CONTRACT §21)", () => {
     expect(await rawClicks(link.id)).toBe(9);
     const account = await queryRows<{ k: string; n: string }>(
       database.db,
-      sql`select dimension || '|' || value as k, count::text as n from account_stats_daily where workspace_id = ${site.user.workspaceId} and dimension in ('clicks', 'unique', 'bots', 'link')`,
+      sql`select dimension || '|' || value as k, count::text as n from account_stats_daily where workspace_id = ${site.user.workspaceId} and dimension in ('clicks', 'unique', 'bots')
+          union all
+          select 'link|' || link_id, count::text from account_link_daily where workspace_id = ${site.user.workspaceId}`,
     );
     const byKey = new Map(account.map((r) => [r.k, Number(r.n)]));
     expect(byKey.get("clicks|")).toBe(9);

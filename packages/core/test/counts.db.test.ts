@@ -2,7 +2,18 @@ import { sql } from "drizzle-orm";
 import { migrate, queryRows, webhooks, type Database } from "@shortener/db";
 import { migrateBefore, openEmptyDb } from "@shortener/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDomain, createLink, dropPastVisitorDays, findOrCreateVisitorSalt, recordClicks, recordDomainVisits, visitorHash, type Click, type CreateLinkInput } from "../src/index.ts";
+import {
+  createDomain,
+  createLink,
+  dropPastVisitorDays,
+  findOrCreateVisitorSalt,
+  getAccountStats,
+  recordClicks,
+  recordDomainVisits,
+  visitorHash,
+  type Click,
+  type CreateLinkInput,
+} from "../src/index.ts";
 import { createTestUser, openTestDb, seededRandom, testClick as click, unique, type TestUser } from "../src/testing/index.ts";
 
 /** CONTRACT §21 on the write side: people and bots, unique visitors, accounts' rollups, visitor salts, orphan visits. */
@@ -33,10 +44,13 @@ async function linkRollups(linkId: number): Promise<string[]> {
   return rows.map((x) => x.r).sort();
 }
 
+/** `dimension|day|value|count` rows of an account's rollups, its clicks per link as `link|day|link id|count`, sorted. */
 async function accountRollups(workspaceId: number): Promise<string[]> {
   const rows = await queryRows<{ r: string }>(
     database.db,
-    sql`select dimension || '|' || day::text || '|' || value || '|' || count::text as r from account_stats_daily where workspace_id = ${workspaceId}`,
+    sql`select dimension || '|' || day::text || '|' || value || '|' || count::text as r from account_stats_daily where workspace_id = ${workspaceId}
+        union all
+        select 'link|' || day::text || '|' || link_id || '|' || count::text from account_link_daily where workspace_id = ${workspaceId}`,
   );
   return rows.map((x) => x.r).sort();
 }
@@ -187,7 +201,11 @@ describe("recordClicks: people, bots and unique visitors", () => {
               union all
               select 'link', day, link_id::text, count from link_stats_daily s join links l on l.id = s.link_id
               where l.workspace_id = ${user.workspaceId} and dimension = 'clicks'
-            ), account as (select dimension, day, value, count from account_stats_daily where workspace_id = ${user.workspaceId})
+            ), account as (
+              select dimension, day, value, count from account_stats_daily where workspace_id = ${user.workspaceId}
+              union all
+              select 'link', day, link_id::text, count from account_link_daily where workspace_id = ${user.workspaceId}
+            )
             select count(*)::text as n from ((table links_sum except table account) union all (table account except table links_sum)) d`,
       );
       expect(diff?.n).toBe("0");
@@ -282,6 +300,59 @@ describe("the upgrade to visitor sets (migration 0029)", () => {
       await recordClicks(empty.db, [{ ...click(link.id, "2026-07-01T12:00:00Z"), visitors: [...old, inBucket(100, 2)] }]);
       const [row] = await queryRows<{ n: string }>(empty.db, sql`select count::text as n from link_stats_daily where link_id = 1 and dimension = 'unique' and day = '2026-07-01'`);
       expect(row?.n).toBe("1");
+    } finally {
+      await empty.close();
+    }
+  });
+});
+
+describe("the upgrade to account_link_daily (migration 0031)", () => {
+  it("moves the accounts' clicks per link out of account_stats_daily: the top links rank them, later clicks add to them", async () => {
+    const empty = await openEmptyDb();
+    try {
+      await migrateBefore(empty, "_account_link_daily");
+      const user = await createTestUser(empty.db, { now: () => new Date("2026-07-02T12:00:00Z") });
+      const domain = await createDomain({ ctx: user.ctx, input: { name: `${unique()}.example` } });
+      const [a, b] = [
+        await createLink({ ctx: user.ctx, input: { url: "https://dest.example/a", domain_id: domain.id } as CreateLinkInput }),
+        await createLink({ ctx: user.ctx, input: { url: "https://dest.example/b", domain_id: domain.id } as CreateLinkInput }),
+      ];
+      // The rollups as the write side left them before 0031, and a `link` row that names no link.
+      const ws = user.workspaceId;
+      await empty.db.execute(sql`insert into link_stats_daily (link_id, dimension, day, value, count) values
+        (${a.id}, 'clicks', '2026-07-01', '', 3), (${b.id}, 'clicks', '2026-07-01', '', 5), (${b.id}, 'clicks', '2026-07-02', '', 1)`);
+      await empty.db.execute(sql`insert into account_stats_daily (workspace_id, dimension, day, value, count) values
+        (${ws}, 'clicks', '2026-07-01', '', 8), (${ws}, 'clicks', '2026-07-02', '', 1), (${ws}, 'country', '2026-07-01', 'DE', 8),
+        (${ws}, 'link', '2026-07-01', ${String(a.id)}, 3), (${ws}, 'link', '2026-07-01', ${String(b.id)}, 5), (${ws}, 'link', '2026-07-02', ${String(b.id)}, 1),
+        (${ws}, 'link', '2026-07-02', 'x', 7)`);
+      const ctx = { ...user.ctx, db: empty.db };
+      const range = { from: "2026-07-01", to: "2026-07-02" };
+      const topLinks = async () => {
+        const stats = await getAccountStats({ ctx, input: { name: "links", ...range } });
+        return stats.kind === "list" ? stats.data.map((r) => [r.id, r.count]) : [];
+      };
+      await migrate(empty);
+
+      const moved = await queryRows<{ r: string }>(empty.db, sql`select day::text || '|' || link_id || '|' || count as r from account_link_daily where workspace_id = ${ws} order by 1`);
+      expect(moved.map((x) => x.r)).toEqual([`2026-07-01|${a.id}|3`, `2026-07-01|${b.id}|5`, `2026-07-02|${b.id}|1`]);
+      const left = await queryRows<{ r: string }>(
+        empty.db,
+        sql`select dimension || '|' || day::text || '|' || value || '|' || count as r from account_stats_daily where workspace_id = ${ws} order by 1`,
+      );
+      expect(left.map((x) => x.r)).toEqual(["clicks|2026-07-01||8", "clicks|2026-07-02||1", "country|2026-07-01|DE|8"]);
+      expect(await topLinks()).toEqual([
+        [b.id, 6],
+        [a.id, 3],
+      ]);
+      await expect(empty.db.execute(sql`insert into account_stats_daily (workspace_id, dimension, day, value, count) values (${ws}, 'link', '2026-07-03', '1', 1)`)).rejects.toThrow();
+      const [options] = await queryRows<{ o: string | null }>(empty.db, sql`select array_to_string(reloptions, ',') as o from pg_class where oid = 'account_stats_daily'::regclass`);
+      expect(options?.o).toBe("fillfactor=80");
+
+      await recordClicks(empty.db, [click(a.id, "2026-07-02T10:00:00Z"), { ...click(a.id, "2026-07-02T11:00:00Z"), count: 3 }]);
+      expect(await topLinks()).toEqual([
+        [a.id, 7],
+        [b.id, 6],
+      ]);
     } finally {
       await empty.close();
     }

@@ -267,8 +267,8 @@ async function findExisting(db: Db, jobId: number, missed: readonly Pending[]) {
 /**
  * The clicks a source reported per day, into the rollups of the new links (CONTRACT §23): each day's
  * count goes into `clicks` (so statistics add them up with this service's own) and into `imported` (so
- * they say how many came from elsewhere), for the link and for its workspace, whose top links (`link`)
- * count them too. Never into `unique`, `bots` or any trait: the source did not say.
+ * they say how many came from elsewhere), for the link and for its workspace, whose top links
+ * (`account_link_daily`) count them too. Never into `unique`, `bots` or any trait: the source did not say.
  */
 async function writeImportedRollups(db: Db, workspaceId: number, links: ReadonlyArray<{ id: number; days: ReadonlyArray<[string, number]> }>): Promise<void> {
   const ids = links.flatMap((l) => l.days.map(() => l.id));
@@ -280,9 +280,12 @@ async function writeImportedRollups(db: Db, workspaceId: number, links: Readonly
     select r.link_id, d.dimension, r.day, '', r.n from ${rows}, (values ('clicks'), ('imported')) as d(dimension)
     on conflict (link_id, dimension, day, value) do update set count = link_stats_daily.count + excluded.count`);
   await db.execute(sql`
-    insert into account_stats_daily (workspace_id, dimension, day, value, count)
-    select ${workspaceId}::int, d.dimension, r.day, '', sum(r.n) from ${rows}, (values ('clicks'), ('imported')) as d(dimension) group by d.dimension, r.day
-    union all
-    select ${workspaceId}::int, 'link', r.day, r.link_id::text, r.n from ${rows}
-    on conflict (workspace_id, dimension, day, value) do update set count = account_stats_daily.count + excluded.count`);
+    with accounts as (
+      insert into account_stats_daily (workspace_id, dimension, day, value, count)
+      select ${workspaceId}::int, d.dimension, r.day, '', sum(r.n) from ${rows}, (values ('clicks'), ('imported')) as d(dimension) group by d.dimension, r.day
+      on conflict (workspace_id, dimension, day, value) do update set count = account_stats_daily.count + excluded.count
+    )
+    insert into account_link_daily (workspace_id, day, link_id, count)
+    select ${workspaceId}::int, r.day, r.link_id, r.n from ${rows}
+    on conflict (workspace_id, day, link_id) do update set count = account_link_daily.count + excluded.count`);
 }

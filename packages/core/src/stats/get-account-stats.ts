@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { queryRows, type Db } from "@shortener/db";
+import { pgArray, queryRows, type Db } from "@shortener/db";
 import type { Ctx } from "../context.ts";
 import { parseInput } from "../validation/fields.ts";
 import { pageOf, readSeries, seriesRange, type StatsPage } from "./get-stats.ts";
@@ -22,34 +22,35 @@ const MAX_DAILY_DEPTH = 4_800;
 /**
  * `links`: the caller's live links ranked by clicks in the range (ties by id), the top 100; `value` is
  * the short URL (docs/adr/0042-account-wide-statistics.md). A threshold over each day's busiest links
- * (the partial index `account_stats_daily_link_count_idx`): the `depth` busiest links of every day are
- * read; a link had at most a day's smallest count read on a day it was not read, so each link read
- * has a lower bound (its counts read) and an upper bound (plus those cutoffs), and a link never read
- * at most the sum of the cutoffs. Let the threshold be the 100th lower bound: links whose upper bound
+ * (the index `account_link_daily_count_idx`): the `depth` busiest links of every day are read; a link
+ * had at most a day's smallest count read on a day it was not read, so each link read has a lower
+ * bound (its counts read) and an upper bound (plus those cutoffs), and a link never read at most the
+ * sum of the cutoffs. Let the threshold be the 100th lower bound: links whose upper bound
  * is below it cannot be among the 100, the rest are added up exactly from their own rollups. Exact
  * once the sum of cutoffs is below the threshold and the 100th live link reaches it; otherwise the
  * depth grows, and past MAX_DAILY_DEPTH the range is added up link by link.
  */
 export async function readTopLinks(db: Db, workspaceId: number, range: StatsRange): Promise<StatRow[]> {
   for (let depth = TOP_ROWS * 2; depth <= MAX_DAILY_DEPTH; depth *= 4) {
-    const rows = await queryRows<{ day: string; value: string; count: unknown; rn: unknown }>(
+    const rows = await queryRows<{ day: string; link_id: unknown; count: unknown; rn: unknown }>(
       db,
-      sql`select d.day::date::text as day, x.value, x.count, x.rn
+      sql`select d.day::date::text as day, x.link_id, x.count, x.rn
           from generate_series(${range.from}::date, ${range.to}::date, interval '1 day') as d(day),
-          lateral (select value, count, row_number() over (order by count desc) as rn from account_stats_daily
-                   where workspace_id = ${workspaceId} and dimension = 'link' and day = d.day::date
+          lateral (select link_id, count, row_number() over (order by count desc) as rn from account_link_daily
+                   where workspace_id = ${workspaceId} and day = d.day::date
                    order by count desc limit ${depth}) x`,
     );
     // Each day read to its depth has a cutoff: the smallest count read; a link not read that day had at most that.
     const cutoffs = new Map<string, number>();
-    const seen = new Map<string, { sum: number; days: Set<string> }>();
+    const seen = new Map<number, { sum: number; days: Set<string> }>();
     for (const r of rows) {
       const count = Number(r.count);
+      const linkId = Number(r.link_id);
       if (Number(r.rn) === depth) cutoffs.set(r.day, count);
-      const link = seen.get(r.value) ?? { sum: 0, days: new Set<string>() };
+      const link = seen.get(linkId) ?? { sum: 0, days: new Set<string>() };
       link.sum += count;
       link.days.add(r.day);
-      seen.set(r.value, link);
+      seen.set(linkId, link);
     }
     const bound = [...cutoffs.values()].reduce((a, b) => a + b, 0);
     // Lower bound: the counts read; upper bound: plus the cutoff of every day it was not read.
@@ -62,14 +63,13 @@ export async function readTopLinks(db: Db, workspaceId: number, range: StatsRang
         for (const [day, cutoff] of cutoffs) if (!l.days.has(day)) upper += cutoff;
         return upper >= threshold;
       })
-      .map(([value]) => value)
-      .filter((v) => /^[1-9]\d{0,8}$/.test(v));
+      .map(([linkId]) => linkId);
     const totals = survivors.length
       ? await queryRows<{ id: unknown; count: unknown; name: string; alias: string }>(
           db,
           sql`select k.id, s.count, k.name, k.alias
               from (select link_id, sum(count) as count from link_stats_daily
-                    where link_id = any(${`{${survivors.join(",")}}`}::int[]) and dimension = 'clicks' and day between ${range.from}::date and ${range.to}::date
+                    where link_id = any(${pgArray(survivors)}::int[]) and dimension = 'clicks' and day between ${range.from}::date and ${range.to}::date
                     group by link_id) s
               -- One primary-key lookup a link (limit 1 keeps it one: a join would read every link of the account).
               join lateral (select l.id, l.alias, d.name from links l join domains d on d.id = l.domain_id
@@ -87,23 +87,22 @@ export async function readTopLinks(db: Db, workspaceId: number, range: StatsRang
 /** The whole range added up link by link, ranked; only the best candidates are joined to the links. */
 async function readTopLinksByScan(db: Db, workspaceId: number, range: StatsRange): Promise<StatRow[]> {
   for (let candidates = TOP_ROWS * 2; ; candidates *= 8) {
-    // Ranked on the rollups' text values (digits: by length, then bytes, is by number); only the
-    // candidates are cast and joined.
+    // Only the candidates are joined to the links.
     const rows = await queryRows<{ id: unknown; count: unknown; name: string | null; alias: string | null }>(
       db,
       sql`with ranked as (
-            select value, sum(count) as count from account_stats_daily
-            where workspace_id = ${workspaceId} and dimension = 'link' and day between ${range.from}::date and ${range.to}::date
-            group by value
-            order by 2 desc, length(value), value collate "C"
+            select link_id, sum(count) as count from account_link_daily
+            where workspace_id = ${workspaceId} and day between ${range.from}::date and ${range.to}::date
+            group by link_id
+            order by 2 desc, 1
             limit ${candidates}
           )
-          select case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end as id, r.count, k.name, k.alias
+          select r.link_id as id, r.count, k.name, k.alias
           from ranked r
           left join lateral (select l.alias, d.name from links l join domains d on d.id = l.domain_id
-                             where l.id = (case when r.value ~ '^[1-9][0-9]{0,8}$' then r.value::int end) and l.workspace_id = ${workspaceId} limit 1) k on true
+                             where l.id = r.link_id and l.workspace_id = ${workspaceId} limit 1) k on true
           where r.count > 0
-          order by r.count desc, length(r.value), r.value collate "C"`,
+          order by r.count desc, r.link_id`,
     );
     const live = rows.filter((r): r is typeof r & { name: string; alias: string } => r.name !== null && r.alias !== null);
     if (live.length >= TOP_ROWS || rows.length < candidates) {
@@ -114,8 +113,9 @@ async function readTopLinksByScan(db: Db, workspaceId: number, range: StatsRange
 
 /**
  * CONTRACT §21: every link of the caller at once, from `account_stats_daily` (an index range per
- * dimension, whatever the number of links). `summary` as for one link; `clicks` a row a day with
- * `unique` and `bots`; `links` the top 100 links; the breakdowns as §8.
+ * dimension, whatever the number of links) and, for `links`, `account_link_daily`. `summary` as for
+ * one link; `clicks` a row a day with `unique` and `bots`; `links` the top 100 links; the breakdowns
+ * as §8.
  */
 export async function getAccountStats({ ctx, input }: { ctx: Ctx; input: AccountStatsInput }): Promise<AccountStats> {
   const p = parseInput(AccountStatsInput, input);

@@ -84,10 +84,10 @@ export const ACCOUNT_PROBED_LINKS = 256;
 
 /**
  * An account's summary: the counts from `account_stats_daily`; the moments from the links clicked on
- * the first (and the last) day with clicks (that day's `link` rows), read as for one link — exact while
- * the raw clicks are kept. When that day had more than ACCOUNT_PROBED_LINKS links clicked, or its links
- * are gone (deleted since), the answer is the bound of that day: its start for the first click, its end
- * (or now, for today) for the last.
+ * the first (and the last) day with clicks (that day's rows of `account_link_daily`), read as for one
+ * link — exact while the raw clicks are kept. When that day had more than ACCOUNT_PROBED_LINKS links
+ * clicked, or its links are gone (deleted since), the answer is the bound of that day: its start for
+ * the first click, its end (or now, for today) for the last.
  */
 export async function readAccountSummary(db: Db, scope: RollupScope & { workspaceId: number }, range: StatsRange, now: Date): Promise<Omit<StatsSummary, "range">> {
   const totals = await readTotals(db, scope, range);
@@ -100,13 +100,13 @@ export async function readAccountSummary(db: Db, scope: RollupScope & { workspac
   const momentOf = async (day: string | null | undefined, end: "first" | "last"): Promise<Date | null> => {
     if (!day) return null;
     const bound = end === "first" ? new Date(`${day}T00:00:00.000Z`) : new Date(Math.min(now.getTime(), Date.parse(`${addDays(day, 1)}T00:00:00.000Z`) - 1));
-    const links = await queryRows<{ value: string }>(
+    const links = await queryRows<{ link_id: unknown }>(
       db,
-      sql`select value from account_stats_daily where workspace_id = ${scope.workspaceId} and dimension = 'link' and day = ${day}::date limit ${ACCOUNT_PROBED_LINKS + 1}`,
+      sql`select link_id from account_link_daily where workspace_id = ${scope.workspaceId} and day = ${day}::date limit ${ACCOUNT_PROBED_LINKS + 1}`,
     );
-    const ids = links.map((l) => l.value).filter((v) => /^[1-9]\d{0,8}$/.test(v));
-    if (!ids.length || links.length > ACCOUNT_PROBED_LINKS) return bound;
-    return (await readFirstLast(db, ids.map(Number), day, day))[end] ?? bound;
+    if (!links.length || links.length > ACCOUNT_PROBED_LINKS) return bound;
+    const ids = links.map((l) => Number(l.link_id));
+    return (await readFirstLast(db, ids, day, day))[end] ?? bound;
   };
   const [firstClickAt, lastClickAt] = await Promise.all([momentOf(days?.first, "first"), momentOf(days?.last, "last")]);
   return { clicks: totals.clicks, uniqueVisitors: totals.unique, bots: totals.bots, importedClicks: totals.imported, firstClickAt, lastClickAt };

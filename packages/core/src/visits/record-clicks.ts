@@ -217,9 +217,9 @@ export function visitorsOf(clicks: readonly Click[]): { linkIds: number[]; days:
  * not hold yet — first sightings, exact under any concurrency — are added to `unique`; a full bucket's
  * new visitors go to `link_visitors` instead, `on conflict do nothing`, counted when really inserted), and adds
  * everything to the daily rollups of the links (`link_stats_daily`) and of their owners
- * (`account_stats_daily`, keyed by `links.workspace_id`), summed per batch in memory first (one upsert row per
- * distinct key — a few hundred for thousands of clicks). Bots' visits add to `bots` and `bots_hour`
- * only. The second raises the links' counters by the people's clicks (skipping clicks already counted
+ * (`account_stats_daily`, keyed by `links.workspace_id`, and each link's clicks in `account_link_daily`),
+ * summed per batch in memory first (one upsert row per distinct key — a few hundred for thousands of
+ * clicks). Bots' visits add to `bots` and `bots_hour` only. The second raises the links' counters by the people's clicks (skipping clicks already counted
  * at admission). The first also writes one `link.clicked` webhook event per link of the batch with
  * people's clicks whose owner subscribes to it (CONTRACT §18: the clicks added up per link per flush,
  * with the first and last click's time). Visitors and rollup rows are upserted in key order, so
@@ -308,15 +308,21 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
       ), accounts as (
         insert into account_stats_daily (workspace_id, dimension, day, value, count)
         select live.workspace_id, a.dimension, a.day, a.value, sum(a.n)
-        from (
-          select link_id, dimension, day, value, n from sums where dimension not in ('clicks_hour', 'bots_hour', 'variant')
-          union all
-          select link_id, 'link', day, link_id::text, n from sums where dimension = 'clicks'
-        ) as a
+        from sums as a
         join live on live.id = a.link_id
+        where a.dimension not in ('clicks_hour', 'bots_hour', 'variant')
         group by 1, 2, 3, 4
         order by 1, 2, 3, 4
         on conflict (workspace_id, dimension, day, value) do update set count = account_stats_daily.count + excluded.count
+      ), account_links as (
+        insert into account_link_daily (workspace_id, day, link_id, count)
+        select live.workspace_id, a.day, a.link_id, sum(a.n)
+        from sums as a
+        join live on live.id = a.link_id
+        where a.dimension = 'clicks'
+        group by 1, 2, 3
+        order by 1, 2, 3
+        on conflict (workspace_id, day, link_id) do update set count = account_link_daily.count + excluded.count
       )
       insert into link_stats_daily (link_id, dimension, day, value, count)
       select link_id, dimension, day, value, n from sums

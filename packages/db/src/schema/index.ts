@@ -445,15 +445,16 @@ export const linkStatsDaily = pgTable(
   ],
 );
 
-/** The dimensions of an account's daily rollups: a link's, without the hours, and `link` (value: the link's id). */
-export const ACCOUNT_ROLLUP_DIMENSIONS = ["clicks", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "link", "imported"] as const;
+/** The dimensions of an account's daily rollups: a link's, without the hours (its clicks per link are `account_link_daily`). */
+export const ACCOUNT_ROLLUP_DIMENSIONS = ["clicks", "country", "platform", "browser", "device", "language", "referrer", "unique", "bots", "imported"] as const;
 export type AccountRollupDimension = (typeof ACCOUNT_ROLLUP_DIMENSIONS)[number];
 
 /**
- * Per-user daily rollups (CONTRACT §21, account-wide statistics), kept in the same transaction as the
- * links' rollups (core's `recordClicks`), so an account's statistics read a few rows a day whatever its
- * number of links. Same rules as `link_stats_daily`; the dimension `link` has the link's id as value (top
- * links). Keyed by the owner of the link when the click was written.
+ * Per-workspace daily rollups (CONTRACT §21, account-wide statistics), kept in the same transaction as
+ * the links' rollups (core's `recordClicks`), so an account's statistics read a few rows a day whatever
+ * its number of links. Same rules as `link_stats_daily`. Keyed by the owner of the link when the click
+ * was written. `count` is in no index and the table is stored with fillfactor 80 (migration 0031), so
+ * most of the upserts of a click batch are HOT updates (docs/adr/0058-account-link-rollups-hot.md).
  */
 export const accountStatsDaily = pgTable(
   "account_stats_daily",
@@ -468,12 +469,33 @@ export const accountStatsDaily = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.dimension, t.day, t.value] }),
+    check("account_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'imported')`),
+  ],
+);
+
+/**
+ * Each workspace's clicks (humans) a day per link, for its top links (CONTRACT §21), kept with
+ * `account_stats_daily` by `recordClicks` and the importer. Apart from it because `count` is indexed
+ * (the top links read each day's busiest links), which makes every update of a row a new index entry:
+ * in `account_stats_daily` it kept all the other rows from HOT updates (docs/adr/0058-account-link-rollups-hot.md).
+ * No foreign key to `links`: a deleted link's clicks stay (they happened, and are in the account's
+ * `clicks`); the top links skip links that are gone.
+ */
+export const accountLinkDaily = pgTable(
+  "account_link_daily",
+  {
+    workspaceId: integer()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    day: date({ mode: "string" }).notNull(),
+    linkId: integer().notNull(),
+    count: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.workspaceId, t.day, t.linkId] }),
     // Each day's links by clicks, busiest first: the top links of a range read a few rows a day
     // instead of every link-day of the range (docs/adr/0042-account-wide-statistics.md).
-    index("account_stats_daily_link_count_idx")
-      .on(t.workspaceId, t.day, t.count.desc(), t.value)
-      .where(sql`${t.dimension} = 'link'`),
-    check("account_stats_daily_dimension_check", sql`${t.dimension} in ('clicks', 'country', 'platform', 'browser', 'device', 'language', 'referrer', 'unique', 'bots', 'link', 'imported')`),
+    index("account_link_daily_count_idx").on(t.workspaceId, t.day, t.count.desc(), t.linkId),
   ],
 );
 
