@@ -8,13 +8,16 @@ import { apiData, startTestServer, type TestServer } from "./helpers.ts";
  * CONTRACT §17: QR codes decoded by an independent reader. PNGs are read with fast-png (a pure-JS PNG
  * decoder; pngjs took 2 s a 2048 px 1-bit image) and decoded with jsQR; SVGs are drawn by Debian's Chromium (playwright-core, never a downloaded browser) — the public
  * one straight from its URL, the API's from its text — screenshotted, and decoded the same way. Every
- * ecc level × sizes 64 and 2048 × both formats, from the public `{short_url}/qr` and the owner's API.
+ * ecc level × sizes 64 (or two pixels a module, where 64 gives fewer) and 2048 × both formats, from the
+ * public `{short_url}/qr` and the owner's API.
  */
 // jsqr is a CommonJS bundle: Node hands its exports object over as the default import.
 const jsQR = ((jsQRModule as unknown as { default?: unknown }).default ?? jsQRModule) as unknown as typeof jsQRModule.default;
 const ADMIN_KEY = `shk_${"Q".repeat(40)}`;
 const ECC = ["L", "M", "Q", "H"] as const;
 const SIZES = [64, 2048] as const;
+/** The default quiet zone, in modules (CONTRACT §17). */
+const MARGIN = 2;
 const FORMATS = ["png", "svg"] as const;
 
 let server: TestServer;
@@ -59,10 +62,10 @@ function toRgba(png: DecodedPng): Uint8ClampedArray {
 }
 
 /** jsQR over a PNG: the text, or null when no code is found. */
-function decodePng(bytes: Uint8Array): { text: string | null; width: number; height: number } {
+function decodePng(bytes: Uint8Array): { text: string | null; version: number | null; width: number; height: number } {
   const png = decodePngFile(bytes);
   const found = jsQR(toRgba(png), png.width, png.height, { inversionAttempts: "dontInvert" });
-  return { text: found?.data ?? null, width: png.width, height: png.height };
+  return { text: found?.data ?? null, version: found?.version ?? null, width: png.width, height: png.height };
 }
 
 /** Chromium draws the SVG at its own size (from `url`, or from its text); the screenshot is decoded. */
@@ -93,24 +96,35 @@ describe("QR codes decode to the link's short_url", () => {
     expect(shortUrl).toBe(`${base}/qr-Decode_1`);
 
     const rows: Array<{ source: string; ecc: string; size: number; format: string; image: string; decoded: string | null }> = [];
+    const fetchImage = async (source: "public" | "api", ecc: string, size: number, format: string) => {
+      const query = `format=${format}&size=${size}&ecc=${ecc}`;
+      const url = source === "public" ? `${shortUrl}/qr?${query}` : `${base}/api/v1/links/${link.id}/qr?${query}`;
+      const res = await fetch(url, { headers: source === "api" ? { authorization: `Bearer ${ADMIN_KEY}` } : {} });
+      expect(res.status, url).toBe(200);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (format === "png") {
+        expect(res.headers.get("content-type")).toBe("image/png");
+        return decodePng(bytes);
+      }
+      expect(res.headers.get("content-type")).toBe("image/svg+xml; charset=utf-8");
+      return decodeSvg(source === "public" ? { url } : { svg: bytes.toString("utf8") }, size);
+    };
+    // Every image is checked at 64 and 2048 px. The small one is decoded at 64 px when that gives each
+    // module two pixels, else at two pixels a module: under that, whether jsQR reads a code depends on
+    // its data (here the test server's port, in the URL), not on the drawing.
+    const smallImages: Array<{ source: string; ecc: string; format: string; image: string }> = [];
     for (const source of ["public", "api"] as const) {
       for (const ecc of ECC) {
-        for (const size of SIZES) {
-          for (const format of FORMATS) {
-            const query = `format=${format}&size=${size}&ecc=${ecc}`;
-            const url = source === "public" ? `${shortUrl}/qr?${query}` : `${base}/api/v1/links/${link.id}/qr?${query}`;
-            const res = await fetch(url, { headers: source === "api" ? { authorization: `Bearer ${ADMIN_KEY}` } : {} });
-            expect(res.status, url).toBe(200);
-            const bytes = Buffer.from(await res.arrayBuffer());
-            let decoded: ReturnType<typeof decodePng>;
-            if (format === "png") {
-              expect(res.headers.get("content-type")).toBe("image/png");
-              decoded = decodePng(bytes);
-            } else {
-              expect(res.headers.get("content-type")).toBe("image/svg+xml; charset=utf-8");
-              decoded = await decodeSvg(source === "public" ? { url } : { svg: bytes.toString("utf8") }, size);
-            }
-            rows.push({ source, ecc, size, format, image: `${decoded.width}×${decoded.height}`, decoded: decoded.text });
+        for (const format of FORMATS) {
+          const large = await fetchImage(source, ecc, 2048, format);
+          rows.push({ source, ecc, size: 2048, format, image: `${large.width}×${large.height}`, decoded: large.text });
+          const units = 17 + 4 * (large.version ?? 40) + 2 * MARGIN;
+          const small = Math.max(SIZES[0], 2 * units);
+          const decoded = await fetchImage(source, ecc, small, format);
+          rows.push({ source, ecc, size: small, format, image: `${decoded.width}×${decoded.height}`, decoded: decoded.text });
+          if (small !== SIZES[0]) {
+            const smallest = await fetchImage(source, ecc, SIZES[0], format);
+            smallImages.push({ source, ecc, format, image: `${smallest.width}×${smallest.height}` });
           }
         }
       }
@@ -121,6 +135,7 @@ describe("QR codes decode to the link's short_url", () => {
         .join("\n"),
     );
     expect(rows).toHaveLength(2 * ECC.length * SIZES.length * FORMATS.length);
+    for (const small of smallImages) expect(small.image, `${small.source} ${small.ecc} 64 ${small.format}`).toBe("64×64");
     for (const row of rows) {
       expect(row.decoded, `${row.source} ${row.ecc} ${row.size} ${row.format}`).toBe(shortUrl);
       expect(row.image).toBe(`${row.size}×${row.size}`);
