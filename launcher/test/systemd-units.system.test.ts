@@ -24,7 +24,17 @@ beforeAll(() => {
   const hostUnits = ["/usr/lib/systemd/system", "/lib/systemd/system"].find((dir) => existsSync(join(dir, "sysinit.target")));
   if (!hostUnits) throw new Error("no systemd unit directory with sysinit.target on this machine (is the systemd package installed?)");
   mkdirSync(join(root, "usr/lib/systemd"), { recursive: true });
-  cpSync(hostUnits, join(root, "usr/lib/systemd/system"), { recursive: true, verbatimSymlinks: true });
+  // dpkg may be writing units meanwhile (another test's apt-get): its temporary files are skipped, and a
+  // file gone between the listing and its copy makes the copy start again.
+  const isDpkgTemporary = (path: string) => /\.dpkg-(new|tmp|old|dist)$/.test(path);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      cpSync(hostUnits, join(root, "usr/lib/systemd/system"), { recursive: true, verbatimSymlinks: true, force: true, filter: (source) => !isDpkgTemporary(source) });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || attempt === 5) throw error;
+    }
+  }
   mkdirSync(join(root, "etc/systemd/system"), { recursive: true });
 }, 300_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
