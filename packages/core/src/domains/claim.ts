@@ -1,5 +1,5 @@
 import { and, eq, ne, sql } from "drizzle-orm";
-import { domains, users, type Db } from "@shortener/db";
+import { domains, users, workspaces, type Db } from "@shortener/db";
 import type { FieldErrors } from "../errors.ts";
 import { addError } from "../validation/fields.ts";
 
@@ -49,7 +49,9 @@ export async function checkClaim(db: Db, actor: { role: "admin" | "user" }, name
   const [admin] = await db
     .select({ id: domains.id })
     .from(domains)
-    .innerJoin(users, eq(users.id, domains.workspaceId))
+    // An admin's domain: one in an instance admin's personal workspace (whose id need not be the user's).
+    .innerJoin(workspaces, eq(workspaces.id, domains.workspaceId))
+    .innerJoin(users, eq(users.id, workspaces.personalUserId))
     .where(and(eq(users.role, "admin"), sql`split_part(${domains.name}, ':', 1) = ${host}`, ne(domains.name, name)))
     .limit(1);
   if (admin) addError(errors, "name", "The name is reserved.");
