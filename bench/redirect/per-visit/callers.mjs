@@ -1,18 +1,8 @@
-// node callers.mjs /tmp/prof-LABEL <function> <visits>: time per visit under <function> in a profile-real.sh
+// node callers.mjs /tmp/prof-LABEL <function>: time per visit under <function> in a profile-real.sh
 // run's window, by its chain of callers (seven frames)
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-const [dir, fn, nStr] = process.argv.slice(2);
-const win = JSON.parse(readFileSync(join(dir, "window"), "utf8")).window;
-const N = Number(nStr);
-const file = readdirSync(dir)
-  .filter((n) => n.endsWith(".cpuprofile"))
-  .map((n) => join(dir, n))
-  .sort((a, b) => statSync(b).size - statSync(a).size)[0];
-const p = JSON.parse(readFileSync(file, "utf8"));
-const nodes = new Map(p.nodes.map((n) => [n.id, n]));
-const parent = new Map();
-for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+import { readRun } from "./profile-run.mjs";
+const [dir, fn] = process.argv.slice(2);
+const { window: win, visits: N, profile: p, nodes, parent } = readRun(dir);
 const agg = new Map();
 let t = p.startTime;
 const name = (cf) => `${cf.functionName || "(anon)"}@${cf.url.split("/").pop()}:${cf.lineNumber}`;

@@ -1,16 +1,8 @@
 // node profile-diff.mjs /tmp/prof-A /tmp/prof-B: busy µs per visit of two profile-real.sh runs, and the
 // 40 functions whose self time per visit differs most (A − B, A, B), our code's files summed as "ours".
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readRun } from "./profile-run.mjs";
 function load(dir) {
-  const win = JSON.parse(readFileSync(join(dir, "window"), "utf8")).window;
-  const n = Number(/(\d+) requests in/.exec(readFileSync(join(dir, "wrk"), "utf8"))[1]);
-  const file = readdirSync(dir)
-    .filter((x) => x.endsWith(".cpuprofile"))
-    .map((x) => join(dir, x))
-    .sort((a, b) => statSync(b).size - statSync(a).size)[0];
-  const p = JSON.parse(readFileSync(file, "utf8"));
-  const nodes = new Map(p.nodes.map((x) => [x.id, x]));
+  const { window: win, visits: n, profile: p, nodes } = readRun(dir);
   const self = new Map();
   let t = p.startTime,
     busy = 0;
