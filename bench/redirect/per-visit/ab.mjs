@@ -1,6 +1,9 @@
 // Pinned A/B of real launchers (each server on CPU 1, wrk on CPU 0), restarted every round, the order
 // swapped each round; prints requests/s and the server's CPU (user + system, /proc) per answered visit.
 //   node bench/redirect/per-visit/ab.mjs <rounds> <seconds> <path> label=checkout[,VAR:value…] …
+// AB_SCRIPT=<a wrk Lua script> sends its requests instead of the fixed one (e.g. proxied-visitors.lua, with
+// TRUST_PROXY:loopback on every side). AB_LAYOUT=<n> starts every server without address-space
+// randomisation (setarch -R) and with V8's random seed n, so each start lays its memory out alike.
 // A side's VAR:value settings apply to its measured start only (its links are made by a start without
 // them); "+" in a value stands for ",": main=/work/main,SERVICES:api+redirect (docs/benchmarks.md, 2026-12-02).
 import { spawn, execFileSync } from "node:child_process";
@@ -31,7 +34,8 @@ const ticks = (pid) => {
 };
 const psql = (sql) => execFileSync("psql", ["-q", "-h", "127.0.0.1", "-U", "postgres", "-c", sql, "postgres"], { stdio: "ignore" });
 async function up(side, port, db, env) {
-  const child = spawn("taskset", ["-c", "1", "node", "--import", "tsx", "launcher/src/main.ts"], {
+  const layout = process.env.AB_LAYOUT ? ["setarch", "x86_64", "-R", "taskset", "-c", "1", "node", `--random-seed=${process.env.AB_LAYOUT}`] : ["taskset", "-c", "1", "node"];
+  const child = spawn(layout[0], [...layout.slice(1), "--import", "tsx", "launcher/src/main.ts"], {
     cwd: side.root,
     stdio: "ignore",
     env: {
@@ -61,7 +65,8 @@ const down = (c) =>
   });
 const wrk = (port, s) =>
   new Promise((res) => {
-    const c = spawn("taskset", ["-c", "0", "wrk", "-t1", "-c64", `-d${s}s`, "-H", `Host: localhost:${port}`, "-H", `User-Agent: ${UA}`, `http://127.0.0.1:${port}${path}`]);
+    const script = process.env.AB_SCRIPT ? ["-s", process.env.AB_SCRIPT] : [];
+    const c = spawn("taskset", ["-c", "0", "wrk", "-t1", "-c64", `-d${s}s`, ...script, "-H", `Host: localhost:${port}`, "-H", `User-Agent: ${UA}`, `http://127.0.0.1:${port}${path}`]);
     let o = "";
     c.stdout.on("data", (d) => (o += d));
     c.on("exit", () => res({ rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(o)[1]), n: Number(/(\d+) requests in/.exec(o)[1]) }));
