@@ -280,11 +280,13 @@ export async function recordClicks(db: Db, clicks: Click[]): Promise<void> {
         insert into link_visitor_sets as s (link_id, day, bucket, visitors, added)
         select link_id, day, bucket, visitors, cardinality(visitors) from offered
         order by 1, 2, 3
+        -- offset 0 keeps q a subquery of its own: pulled up, the O(n × m) fresh was computed once for each
+        -- of its three uses. The where (anything new?) is the array containment, a loop in C.
         on conflict (link_id, day, bucket) do update set (visitors, added, spill) = (
           select case when q.is_full then s.visitors else s.visitors || q.fresh end, case when q.is_full then 0 else cardinality(q.fresh) end, case when q.is_full then q.fresh end
-          from (select cardinality(s.visitors) >= ${sql.raw(String(VISITOR_BUCKET_FULL))} as is_full, array(select v from unnest(excluded.visitors) as v where v <> all(s.visitors)) as fresh) as q
+          from (select cardinality(s.visitors) >= ${sql.raw(String(VISITOR_BUCKET_FULL))} as is_full, array(select v from unnest(excluded.visitors) as v where v <> all(s.visitors)) as fresh offset 0) as q
         )
-        where exists (select from unnest(excluded.visitors) as v where v <> all(s.visitors))
+        where not (excluded.visitors <@ s.visitors)
         returning link_id, day, added, spill
       ), spilled as (
         insert into link_visitors (link_id, day, visitor)
