@@ -88,6 +88,8 @@ export async function signInWithSso(ctx: SystemCtx, identity: SsoIdentity): Prom
         .orderBy(sql`${users.email} = ${email} desc`, users.id)
         .limit(1);
       if (byEmail) {
+        // Made by a concurrent first sign-in of the same person that committed between the two reads.
+        if (byEmail.oidcSubject === subjectKey) return { userId: byEmail.id, outcome: "matched" as const };
         if (byEmail.oidcSubject !== null) {
           throw new SsoRefusedError("identity_conflict", "This email belongs to an account that signs in with another single sign-on identity: ask an administrator.");
         }
