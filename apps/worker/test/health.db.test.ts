@@ -214,6 +214,21 @@ describe("destination health", () => {
     expect((await read(l.id)).health).toBe("ok");
   });
 
+  it("a link made a moment ago is due at once, even to a worker whose clock is a little behind the database's", async () => {
+    const ok = await destination(() => ({ status: 200 }));
+    const made = await link(`${ok.url}/new`);
+    // The link is due at the database's now() (microseconds); a clock 1 s behind stands for a millisecond
+    // clock read within the same millisecond, or a small skew between the worker's host and the database's.
+    const behind = createHealthChecker({ database, now: () => new Date(Date.now() - 1000), log: quietLog, events, config: FAST });
+    try {
+      expect((await behind.runOnce(10)).claimed).toBe(1);
+    } finally {
+      await behind.close();
+    }
+    expect((await read(made.id)).health).toBe("ok");
+    expect(ok.hits.map((h) => h.path)).toEqual(["/new"]);
+  });
+
   it("announces link.broken once, when a link becomes broken — not on every look, and again after a fix", async () => {
     let status = 404;
     const d = await destination(() => ({ status }));
