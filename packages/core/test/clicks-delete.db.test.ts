@@ -1,5 +1,5 @@
 import { eq, inArray, sql } from "drizzle-orm";
-import { clicks, domains, links, users, type Database } from "@shortener/db";
+import { accountLinkDaily, accountStatsDaily, clicks, domains, linkStatsDaily, links, users, workspaces, type Database } from "@shortener/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordClicks, type Click } from "../src/index.ts";
 import { createTestUser, insertTestDomain, openTestDb, unique } from "../src/testing/index.ts";
@@ -38,16 +38,42 @@ async function clickCount(ids: number[]): Promise<number> {
   return (await database.db.select({ linkId: clicks.linkId }).from(clicks).where(inArray(clicks.linkId, ids))).length;
 }
 
+/** The links' daily rollup rows. */
+async function rollupRows(ids: number[]): Promise<number> {
+  return (await database.db.select({ linkId: linkStatsDaily.linkId }).from(linkStatsDaily).where(inArray(linkStatsDaily.linkId, ids))).length;
+}
+
+/** A workspace's daily rollup rows: its statistics and its clicks per link. */
+async function accountRows(workspaceId: number): Promise<number> {
+  const stats = await database.db.select({ n: accountStatsDaily.count }).from(accountStatsDaily).where(eq(accountStatsDaily.workspaceId, workspaceId));
+  const perLink = await database.db.select({ n: accountLinkDaily.count }).from(accountLinkDaily).where(eq(accountLinkDaily.workspaceId, workspaceId));
+  return stats.length + perLink.length;
+}
+
 describe("a link's clicks go with it", () => {
+  type Setup = Awaited<ReturnType<typeof linksWithClicks>>;
   it.each([
-    { how: "the link is deleted", remove: (s: Awaited<ReturnType<typeof linksWithClicks>>) => database.db.delete(links).where(eq(links.id, s.ids[0] ?? 0)), gone: 1 },
-    { how: "its domain is deleted", remove: (s: Awaited<ReturnType<typeof linksWithClicks>>) => database.db.delete(domains).where(eq(domains.id, s.domain.id)), gone: 3 },
-    { how: "its user is deleted", remove: (s: Awaited<ReturnType<typeof linksWithClicks>>) => database.db.delete(users).where(eq(users.id, s.user.id)), gone: 3 },
-  ])("when $how", async ({ remove, gone }) => {
+    { how: "the link is deleted", remove: (s: Setup) => database.db.delete(links).where(eq(links.id, s.ids[0] ?? 0)), gone: 1, accountGone: false },
+    { how: "its domain is deleted", remove: (s: Setup) => database.db.delete(domains).where(eq(domains.id, s.domain.id)), gone: 3, accountGone: false },
+    { how: "its user is deleted", remove: (s: Setup) => database.db.delete(users).where(eq(users.id, s.user.id)), gone: 3, accountGone: true },
+    { how: "its workspace is deleted", remove: (s: Setup) => database.db.delete(workspaces).where(eq(workspaces.id, s.user.workspaceId)), gone: 3, accountGone: true },
+  ])("when $how, with its rollups (and the account's, with the workspace)", async ({ remove, gone, accountGone }) => {
     const setup = await linksWithClicks(3);
-    expect(await clickCount(setup.ids)).toBe(9);
+    const perLink = (await rollupRows(setup.ids)) / 3;
+    const account = await accountRows(setup.user.workspaceId);
+    expect([await clickCount(setup.ids), perLink > 0, account > 0]).toEqual([9, true, true]);
     await remove(setup);
     expect(await clickCount(setup.ids)).toBe(9 - 3 * gone);
+    expect(await rollupRows(setup.ids)).toBe(perLink * (3 - gone));
+    // A deleted link's clicks stay in its account's figures; a deleted workspace's figures go with it.
+    expect(await accountRows(setup.user.workspaceId)).toBe(accountGone ? 0 : account);
+  });
+
+  it("a workspace deleted takes only its own account rollups", async () => {
+    const [one, other] = [await linksWithClicks(1), await linksWithClicks(1)];
+    const kept = await accountRows(other.user.workspaceId);
+    await database.db.delete(workspaces).where(eq(workspaces.id, one.user.workspaceId));
+    expect([await accountRows(one.user.workspaceId), await accountRows(other.user.workspaceId), (await rollupRows(other.ids)) > 0]).toEqual([0, kept, true]);
   });
 
   it("a batch written while its link is being deleted leaves no clicks behind", async () => {
