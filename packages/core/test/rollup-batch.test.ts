@@ -36,7 +36,8 @@ describe("rollupBatch", () => {
       browser: pick(["Chrome", "Firefox", null, long]),
       device: pick(["desktop", "mobile"]),
       language: pick(["en", "fr-ca", null]),
-      referrer: pick(["example.org", null, "", long]),
+      // Values that land on one row: null and '', a long value and its first 255 characters.
+      referrer: pick(["example.org", null, "", long, long.slice(0, 255), `${"é".repeat(300)}y`]),
       counted: false,
       rotation: null,
       // Rotation entries served (CONTRACT §25): the `variant` dimension, by URL.
@@ -46,8 +47,11 @@ describe("rollupBatch", () => {
       // Bots' visits (CONTRACT §21): counted by name and hour only.
       ...(next() < 0.15 ? { bot: pick(["Googlebot", "Slackbot", long]) } : {}),
     }));
-    const fast = new Map(rollupBatch(clicks).map((r) => [[r.linkId, r.dimension, r.day, r.value].join("|"), r.n]));
+    const rows = rollupBatch(clicks);
+    const fast = new Map(rows.map((r) => [[r.linkId, r.dimension, r.day, r.value].join("|"), r.n]));
     expect(fast).toEqual(naiveRollup(clicks));
+    // One row per key: the statement's upsert cannot take two rows for one key.
+    expect(rows).toHaveLength(fast.size);
   });
 
   it("gives nothing for no clicks", () => {

@@ -83,15 +83,21 @@ type RollupSum = { linkId: number; dimension: RollupDimension; day: string; valu
 const VALUE_DIMENSIONS = ["country", "platform", "browser", "device", "language", "referrer"] as const satisfies readonly RollupDimension[];
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 /**
  * A batch's rollup increments, summed in memory: one row per distinct link, dimension, day and value —
- * the rows `rollupRowsOf` gives, added up. Clicks are grouped by link and UTC hour first, so the
- * per-click work is a few lookups in small maps; a test holds it to `rollupRowsOf`.
+ * the rows `rollupRowsOf` gives, added up. People's clicks are grouped by link and UTC day, with the day's
+ * hours counted apart, so the per-click work is a few lookups in small maps and each distinct value of a
+ * day makes one row (grouped by hour, as before, each value made a row for every hour it was seen in, and
+ * a string key to add those up: more than half of the time of this function). The values that can land on
+ * another's row — null and '' (both ''), and any of `MAX_ROLLUP_VALUE` UTF-16 units or more (a value cut
+ * to that many characters has at least that many units) — are merged through a map; the others are
+ * distinct by construction. A test holds it to `rollupRowsOf`.
  */
 export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
-  type HourGroup = { n: number; first: Date; values: Array<Map<string | null, number>> };
-  const byLink = new Map<number, Map<number, HourGroup>>();
+  type DayGroup = { n: number; hours: Map<number, number>; values: Array<Map<string | null, number>> };
+  const byLink = new Map<number, Map<number, DayGroup>>();
   const botVisits: Click[] = [];
   const variantVisits: Click[] = [];
   for (const click of clicks) {
@@ -100,19 +106,41 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
       continue;
     }
     if (click.variant) variantVisits.push(click);
-    let hours = byLink.get(click.linkId);
-    if (!hours) byLink.set(click.linkId, (hours = new Map()));
+    let days = byLink.get(click.linkId);
+    if (!days) byLink.set(click.linkId, (days = new Map()));
     const hour = Math.floor(click.at.getTime() / HOUR_MS);
-    let group = hours.get(hour);
-    if (!group) hours.set(hour, (group = { n: 0, first: click.at, values: VALUE_DIMENSIONS.map(() => new Map()) }));
+    const dayNumber = Math.floor(hour / 24);
+    let group = days.get(dayNumber);
+    if (!group) days.set(dayNumber, (group = { n: 0, hours: new Map(), values: VALUE_DIMENSIONS.map(() => new Map()) }));
     const n = click.count ?? 1;
     group.n += n;
+    group.hours.set(hour, (group.hours.get(hour) ?? 0) + n);
     for (let i = 0; i < VALUE_DIMENSIONS.length; i++) {
       const value = click[VALUE_DIMENSIONS[i] as (typeof VALUE_DIMENSIONS)[number]];
       const counts = group.values[i] as Map<string | null, number>;
       counts.set(value, (counts.get(value) ?? 0) + n);
     }
   }
+  const rows: RollupSum[] = [];
+  for (const [linkId, days] of byLink) {
+    for (const [dayNumber, group] of days) {
+      const day = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+      rows.push({ linkId, dimension: "clicks", day, value: "", n: group.n });
+      for (const [hour, n] of group.hours) rows.push({ linkId, dimension: "clicks_hour", day, value: String(hour - dayNumber * 24).padStart(2, "0"), n });
+      VALUE_DIMENSIONS.forEach((dimension, i) => {
+        let merged: Map<string, number> | undefined;
+        for (const [value, n] of group.values[i] as Map<string | null, number>) {
+          if (value !== null && value !== "" && value.length < MAX_ROLLUP_VALUE) rows.push({ linkId, dimension, day, value, n });
+          else {
+            const cut = rollupValue(value);
+            (merged ??= new Map()).set(cut, (merged.get(cut) ?? 0) + n);
+          }
+        }
+        if (merged) for (const [value, n] of merged) rows.push({ linkId, dimension, day, value, n });
+      });
+    }
+  }
+  if (!variantVisits.length && !botVisits.length) return rows;
   const sums = new Map<string, RollupSum>();
   const add = (linkId: number, dimension: RollupDimension, day: string, value: string, n: number) => {
     const key = `${linkId}\u0000${dimension}\u0000${day}\u0000${value}`;
@@ -120,17 +148,6 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
     if (entry) entry.n += n;
     else sums.set(key, { linkId, dimension, day, value, n });
   };
-  for (const [linkId, hours] of byLink) {
-    for (const group of hours.values()) {
-      const iso = group.first.toISOString();
-      const day = iso.slice(0, 10);
-      add(linkId, "clicks", day, "", group.n);
-      add(linkId, "clicks_hour", day, iso.slice(11, 13), group.n);
-      VALUE_DIMENSIONS.forEach((dimension, i) => {
-        for (const [value, n] of group.values[i] as Map<string | null, number>) add(linkId, dimension, day, rollupValue(value), n);
-      });
-    }
-  }
   for (const visit of variantVisits) add(visit.linkId, "variant", visit.at.toISOString().slice(0, 10), rollupValue(visit.variant ?? ""), visit.count ?? 1);
   for (const visit of botVisits) {
     const iso = visit.at.toISOString();
@@ -139,7 +156,8 @@ export function rollupBatch(clicks: readonly Click[]): RollupSum[] {
     add(visit.linkId, "bots", day, rollupValue(visit.bot ?? ""), n);
     add(visit.linkId, "bots_hour", day, iso.slice(11, 13), n);
   }
-  return [...sums.values()];
+  for (const row of sums.values()) rows.push(row);
+  return rows;
 }
 
 /**
@@ -154,8 +172,6 @@ const VISITOR_BUCKETS = 128;
  * before the sets. Reached near 128 × 200 ≈ 20,000 visitors of a link in a day.
  */
 const VISITOR_BUCKET_FULL = 200;
-
-const DAY_MS = 86_400_000;
 
 /** The value of a hex digit's character code (0-9, a-f, A-F). */
 function hexDigit(code: number): number {
