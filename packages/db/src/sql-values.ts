@@ -14,9 +14,20 @@ export function escapeLike(value: string): string {
  * backslash followed by anything but `"` or `\` sends the values through the loop instead.
  */
 export function pgArray(values: ReadonlyArray<string | number | null>): string {
+  if (!isPlain(values)) return pgArrayByHand(values);
   const json = JSON.stringify(values);
   if (!OTHER_JSON_ESCAPE.test(json)) return `{${json.slice(1, -1)}}`;
   return pgArrayByHand(values);
+}
+
+/**
+ * Whether JSON writes every value as the loop does: strings, finite numbers and nulls. JSON writes NaN and
+ * Infinity as null (the loop as `NaN`, which an integer cast refuses) and throws on a bigint; anything the
+ * types let through by a cast goes the old way.
+ */
+function isPlain(values: ReadonlyArray<unknown>): boolean {
+  for (const v of values) if (!(typeof v === "string" || v === null || (typeof v === "number" && Number.isFinite(v)))) return false;
+  return true;
 }
 
 /** A backslash JSON wrote before anything but a quote or a backslash (`\n`, `\u0001`; also `\\n`, harmlessly). */

@@ -34,6 +34,13 @@ describe("pgArray: a value list as one array parameter", () => {
     expect(await roundTrip(pgArray(values), "text")).toEqual(values);
   });
 
+  it("a number that is not finite is refused by the cast, as it always was, not sent as NULL", async () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(pgArray([1, bad, null])).toBe(`{1,${String(bad)},NULL}`);
+      await expect(roundTrip(pgArray([1, bad]), "bigint")).rejects.toThrow();
+    }
+  });
+
   it("numbers, with nulls, come back unchanged", async () => {
     const values = [0, -1, 1_763_800_000_123, null, 2_147_483_647, -9_007_199_254_740_991];
     expect(await roundTrip(pgArray(values), "bigint")).toEqual(values);
