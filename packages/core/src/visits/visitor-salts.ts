@@ -85,9 +85,34 @@ export function agentDigest(userAgent: string): AgentDigest {
   return [out[0] as number, out[1] as number];
 }
 
-/** Two hex digits per byte value: a visitor is written with eight lookups, not `toString(16)` on a double. */
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-const hex8 = (n: number): string => (HEX[(n >>> 24) & 0xff] as string) + (HEX[(n >>> 16) & 0xff] as string) + (HEX[(n >>> 8) & 0xff] as string) + (HEX[n & 0xff] as string);
+/** The character code of each hex digit. */
+const HEX_CODE = Array.from({ length: 16 }, (_, i) => i.toString(16).charCodeAt(0));
+const digit = (n: number, shift: number): number => HEX_CODE[(n >>> shift) & 15] as number;
+
+/**
+ * 64 bits as 16 hex digits, high half first, made in one piece: joining pieces would leave a rope that
+ * the click buffer's `Set` must flatten and copy before it can hash it (~0.2 µs a visit, issue 26).
+ */
+function hex16(high: number, low: number): string {
+  return String.fromCharCode(
+    digit(high, 28),
+    digit(high, 24),
+    digit(high, 20),
+    digit(high, 16),
+    digit(high, 12),
+    digit(high, 8),
+    digit(high, 4),
+    digit(high, 0),
+    digit(low, 28),
+    digit(low, 24),
+    digit(low, 20),
+    digit(low, 16),
+    digit(low, 12),
+    digit(low, 8),
+    digit(low, 4),
+    digit(low, 0),
+  );
+}
 
 /**
  * The visitor of a visit (ADR 0053): SipHash-2-4, under the first 16 bytes of the day's secret salt, of
@@ -119,7 +144,7 @@ export function visitorHash(salt: VisitorKey | VisitorSalt, group: string, userA
   }
   if (!ascii) length = 12 + encoder.encodeInto(group.slice(0, 512), message.subarray(12)).written;
   sipHash24(key, message, length, out);
-  return hex8(out[1] as number) + hex8(out[0] as number);
+  return hex16(out[1] as number, out[0] as number);
 }
 
 /** The first instant (ms) of the UTC day after the one holding `at`. */
