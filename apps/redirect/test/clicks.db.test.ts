@@ -148,6 +148,60 @@ describe("clicks", () => {
     expect(await clickCount(other.id)).toBe(1);
   });
 
+  it.each<[string, Partial<Click>]>([
+    ["the next second", { at: new Date(0) }],
+    ["another link", { linkId: -1 }],
+    ["counted", { counted: true }],
+    ["a bot's", { bot: "Googlebot" }],
+    ["another rotation entry", { variant: "https://b.example/" }],
+    ["no country", { country: null }],
+    ["another platform", { platform: "Windows" }],
+    ["no browser", { browser: null }],
+    ["another device", { device: "mobile" }],
+    ["another language", { language: "de" }],
+    ["an empty referrer", { referrer: "" }],
+    ["no referrer", { referrer: null }],
+  ])("a click right after one of another group opens its own row (%s), and the first group's next click finds its row", async (_, change) => {
+    const site = await createSite(database);
+    const link = await site.link();
+    const other = await site.link();
+    const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 1_000, maxBuffered: 1_000_000 });
+    const second = (Math.floor(Date.now() / 1000) - 60) * 1000;
+    const base: Click = {
+      linkId: link.id,
+      at: new Date(second),
+      country: "FR",
+      platform: "Linux",
+      browser: "Firefox",
+      device: "desktop",
+      language: "fr",
+      referrer: "a.example",
+      counted: false,
+      rotation: null,
+      variant: null,
+      bot: null,
+      visitors: ["v1"],
+    };
+    const variant: Click = { ...base, ...change, visitors: ["v2"] };
+    if (change.at) variant.at = new Date(second + 1000);
+    if (change.linkId) variant.linkId = other.id;
+    buffer.add(base);
+    buffer.add(variant);
+    expect(buffer.pendingRows).toBe(2);
+    buffer.add({ ...base, visitors: ["v3"] });
+    buffer.add({ ...base, visitors: ["v1"] });
+    expect(buffer.pendingRows).toBe(2);
+    expect(buffer.pending).toBe(4);
+    await buffer.close();
+    const rows = await database.db
+      .select({ linkId: clicks.linkId, count: clicks.count, createdAt: clicks.createdAt })
+      .from(clicks)
+      .where(inArray(clicks.linkId, [link.id, other.id]))
+      .orderBy(asc(clicks.createdAt));
+    // A bot's visit is no click row (CONTRACT §21): only its rollups.
+    expect(rows.map((r) => r.count).sort()).toEqual(change.bot ? [3] : [1, 3]);
+  });
+
   it("a rotating link's rows all carry the index served last, whatever their order", async () => {
     const site = await createSite(database);
     const link = await site.link();
