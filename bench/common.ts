@@ -1,5 +1,6 @@
 // What the benchmarks share: progress lines, database URLs, and the real service as a child process.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /** The repository's root, where a benchmark's service runs from. */
@@ -122,3 +123,39 @@ export const REDIRECT_BENCH_LINKS: ReadonlyArray<Record<string, string>> = [
   // than a plain link. A checkout without previews ignores the fields.
   { url: "https://example.com/previewed", domain_id: "1", alias: "previewed", og_title: "A card", og_description: "For link previews", og_image: "https://example.com/card.png" },
 ];
+
+/** Clock ticks a second, the unit of `/proc/<pid>/stat`'s CPU times (Linux). */
+export const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+
+/** User + system CPU ticks of one process so far (0 when it is gone). */
+export function processTicks(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    // The command name may hold spaces: the fields after its closing parenthesis are counted from there.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** User + system CPU ticks of each PostgreSQL process on this machine now (backends, WAL writer, checkpointer), by pid. */
+export function postgresTicks(): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") ticks.set(Number(entry), processTicks(Number(entry)));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return ticks;
+}
+
+/** The PostgreSQL CPU ticks spent between two readings: a process started meanwhile counts from 0, one that ended is lost. */
+export function postgresTicksSince(before: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, ticks] of postgresTicks()) sum += ticks - (before.get(pid) ?? 0);
+  return sum;
+}

@@ -8,12 +8,12 @@
  * per-round ratio (this ÷ other). BENCH_CASES defaults to `create` here.
  */
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { startProcess, stopProcess } from "../common.ts";
+import { CLOCK_TICKS, postgresTicks, postgresTicksSince, processTicks, startProcess, stopProcess } from "../common.ts";
 import { CASE_ORDER, CASES, type CaseName, type CaseParams } from "./cases.ts";
 import { createBenchDb, dropBenchDb, ownerColumn, seedLinks } from "./db.ts";
 import { runLoad, type LoadResult } from "./load.ts";
@@ -41,14 +41,6 @@ function startLauncher(side: Side): Promise<ChildProcess> {
   // BENCH_NODE_FLAGS: extra flags for both servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof-api` to see where a create's time goes.
   const flags = process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(" ").map((f) => f.replace("{side}", side.label)) : [];
   return startProcess([...flags, "--import", "tsx", "launcher/src/main.ts"], env, side.root, `${side.label}: server`);
-}
-
-/** CPU time (user + system) of a process so far, in ms (Linux). */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command; in clock ticks (100 a second).
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The admin and the domain the launcher bootstrapped (the only one). */
@@ -97,7 +89,7 @@ export async function compare(settings: CompareSettings): Promise<number> {
     );
     const [mine, other] = sides as [Side, Side];
     for (const name of cases as CaseName[]) {
-      const results = new Map<Side, Array<LoadResult & { serverCpuMs: number }>>([
+      const results = new Map<Side, Array<LoadResult & { serverCpuMs: number; postgresCpuMs: number }>>([
         [mine, []],
         [other, []],
       ]);
@@ -106,7 +98,7 @@ export async function compare(settings: CompareSettings): Promise<number> {
         // Swapped every round: a machine slowing down (or speeding up) over a round favours neither side.
         const order = round % 2 === 0 ? [other, mine] : [mine, other];
         for (const side of order) {
-          const before = cpuMs(side.process?.pid);
+          const before = { server: processTicks(side.process?.pid), postgres: postgresTicks() };
           const r = await runLoad({
             caseName: name,
             params: side.params as CaseParams,
@@ -116,9 +108,12 @@ export async function compare(settings: CompareSettings): Promise<number> {
             warmupMs: settings.warmupMs,
             durationMs: settings.durationMs,
           });
-          // Server CPU over warm-up and measurement, per response of both (the worker counts only the measured ones).
-          const serverCpuMs = (cpuMs(side.process?.pid) - before) / Math.max(1, r.requests * (1 + settings.warmupMs / settings.durationMs));
-          results.get(side)?.push({ ...r, serverCpuMs });
+          // Server and PostgreSQL CPU over warm-up and measurement, per response of both (the worker counts
+          // only the measured ones). Only one side is loaded at a time: the PostgreSQL processes' CPU is its.
+          const perResponseMs = (ticks: number) => (ticks * 1000) / CLOCK_TICKS / Math.max(1, r.requests * (1 + settings.warmupMs / settings.durationMs));
+          const serverCpuMs = perResponseMs(processTicks(side.process?.pid) - before.server);
+          const postgresCpuMs = perResponseMs(postgresTicksSince(before.postgres));
+          results.get(side)?.push({ ...r, serverCpuMs, postgresCpuMs });
           if (r.errors) {
             exitCode = 1;
             console.log(`  ${side.label}: ${r.errors} errors; first: ${r.sample ?? "?"}`);
@@ -131,10 +126,10 @@ export async function compare(settings: CompareSettings): Promise<number> {
           `${CASES[name].label}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p95 ${a.p95.toFixed(1)} ms), other ${b.rps.toFixed(0)} req/s (p95 ${b.p95.toFixed(1)} ms), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`,
         );
       }
-      const of = (side: Side, pick: (r: LoadResult & { serverCpuMs: number }) => number) => median((results.get(side) ?? []).map(pick));
+      const of = (side: Side, pick: (r: LoadResult & { serverCpuMs: number; postgresCpuMs: number }) => number) => median((results.get(side) ?? []).map(pick));
       const sorted = [...ratios].sort((x, y) => x - y);
       rows.push(
-        `| ${CASES[name].label} | ${of(mine, (r) => r.rps).toFixed(0)} | ${of(other, (r) => r.rps).toFixed(0)} | ${of(mine, (r) => r.p95).toFixed(1)} | ${of(other, (r) => r.p95).toFixed(1)} | ${of(mine, (r) => r.serverCpuMs).toFixed(3)} | ${of(other, (r) => r.serverCpuMs).toFixed(3)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
+        `| ${CASES[name].label} | ${of(mine, (r) => r.rps).toFixed(0)} | ${of(other, (r) => r.rps).toFixed(0)} | ${of(mine, (r) => r.p95).toFixed(1)} | ${of(other, (r) => r.p95).toFixed(1)} | ${of(mine, (r) => r.serverCpuMs).toFixed(3)} + ${of(mine, (r) => r.postgresCpuMs).toFixed(3)} | ${of(other, (r) => r.serverCpuMs).toFixed(3)} + ${of(other, (r) => r.postgresCpuMs).toFixed(3)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
       );
     }
   } finally {
@@ -145,7 +140,7 @@ export async function compare(settings: CompareSettings): Promise<number> {
     `\nAPI comparison: this checkout (${ROOT}) against ${otherRoot}; ${rounds} rounds a case, order swapped each round, ${new Date().toISOString()}, load average ${loadavg()[0]?.toFixed(2)}\n`,
   );
   console.log(
-    "| case | this: median req/s | other: median req/s | this: p95 ms | other: p95 ms | this: server CPU ms/req | other: server CPU ms/req | ratio this ÷ other: median | range | every round |",
+    "| case | this: median req/s | other: median req/s | this: p95 ms | other: p95 ms | this: CPU ms/req, server + PostgreSQL | other: the same | ratio this ÷ other: median | range | every round |",
   );
   console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
   for (const row of rows) console.log(row);

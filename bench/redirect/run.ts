@@ -42,7 +42,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { REDIRECT_BENCH_LINKS, startProcess, stopProcess } from "../common.ts";
+import { CLOCK_TICKS, postgresTicks, postgresTicksSince, processTicks, REDIRECT_BENCH_LINKS, startProcess, stopProcess } from "../common.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -486,41 +486,6 @@ function shippedStart(root: string): { args: string[]; env: Record<string, strin
 }
 
 /** The kernel's clock ticks a second (`getconf CLK_TCK`): /proc/PID/stat counts CPU time in them. */
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-
-/** User + system CPU ticks of one process so far (0 when it is gone). */
-function processTicks(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    // The command name may hold spaces: the fields after its closing parenthesis are counted from there.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** User + system CPU ticks of each PostgreSQL process on this machine now (backends, WAL writer, checkpointer), by pid. */
-function postgresTicks(): Map<number, number> {
-  const ticks = new Map<number, number>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") ticks.set(Number(entry), processTicks(Number(entry)));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return ticks;
-}
-
-/** The PostgreSQL CPU ticks spent between two readings: a process started meanwhile counts from 0, one that ended is lost. */
-function postgresTicksSince(before: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, ticks] of postgresTicks()) sum += ticks - (before.get(pid) ?? 0);
-  return sum;
-}
-
 function wrkWarmup(url: string, host: string, seconds = 2): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(...wrkCommand(["-t1", "-c16", `-d${seconds}s`, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]), { stdio: "ignore" });
