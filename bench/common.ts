@@ -159,3 +159,19 @@ export function postgresTicksSince(before: Map<number, number>): number {
   for (const [pid, ticks] of postgresTicks()) sum += ticks - (before.get(pid) ?? 0);
   return sum;
 }
+
+/** The machine's CPU times so far (`/proc/stat`'s first line, every core), in ticks: all of them, and the stolen ones. */
+export function machineTicks(): { total: number; steal: number } {
+  const fields = (readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "").trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: fields.reduce((sum, n) => sum + n, 0), steal: fields[7] ?? 0 };
+}
+
+/**
+ * The share of the machine's time since `before` that the hypervisor gave to other guests (steal), in %:
+ * on a shared host it rises under load, and a round with much of it measured a slower machine.
+ */
+export function stealSince(before: { total: number; steal: number }): number {
+  const now = machineTicks();
+  const total = now.total - before.total;
+  return total > 0 ? (100 * (now.steal - before.steal)) / total : 0;
+}

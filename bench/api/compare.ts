@@ -13,7 +13,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { CLOCK_TICKS, postgresTicks, postgresTicksSince, processTicks, startProcess, stopProcess } from "../common.ts";
+import { CLOCK_TICKS, machineTicks, postgresTicks, postgresTicksSince, processTicks, startProcess, stealSince, stopProcess } from "../common.ts";
 import { CASE_ORDER, CASES, type CaseName, type CaseParams } from "./cases.ts";
 import { createBenchDb, dropBenchDb, ownerColumn, seedLinks } from "./db.ts";
 import { runLoad, type LoadResult } from "./load.ts";
@@ -89,7 +89,7 @@ export async function compare(settings: CompareSettings): Promise<number> {
     );
     const [mine, other] = sides as [Side, Side];
     for (const name of cases as CaseName[]) {
-      const results = new Map<Side, Array<LoadResult & { serverCpuMs: number; postgresCpuMs: number }>>([
+      const results = new Map<Side, Array<LoadResult & { serverCpuMs: number; postgresCpuMs: number; steal: number }>>([
         [mine, []],
         [other, []],
       ]);
@@ -98,7 +98,7 @@ export async function compare(settings: CompareSettings): Promise<number> {
         // Swapped every round: a machine slowing down (or speeding up) over a round favours neither side.
         const order = round % 2 === 0 ? [other, mine] : [mine, other];
         for (const side of order) {
-          const before = { server: processTicks(side.process?.pid), postgres: postgresTicks() };
+          const before = { server: processTicks(side.process?.pid), postgres: postgresTicks(), machine: machineTicks() };
           const r = await runLoad({
             caseName: name,
             params: side.params as CaseParams,
@@ -113,23 +113,23 @@ export async function compare(settings: CompareSettings): Promise<number> {
           const perResponseMs = (ticks: number) => (ticks * 1000) / CLOCK_TICKS / Math.max(1, r.requests * (1 + settings.warmupMs / settings.durationMs));
           const serverCpuMs = perResponseMs(processTicks(side.process?.pid) - before.server);
           const postgresCpuMs = perResponseMs(postgresTicksSince(before.postgres));
-          results.get(side)?.push({ ...r, serverCpuMs, postgresCpuMs });
+          results.get(side)?.push({ ...r, serverCpuMs, postgresCpuMs, steal: stealSince(before.machine) });
           if (r.errors) {
             exitCode = 1;
             console.log(`  ${side.label}: ${r.errors} errors; first: ${r.sample ?? "?"}`);
           }
         }
-        const a = results.get(mine)?.[round] as LoadResult;
-        const b = results.get(other)?.[round] as LoadResult;
+        const a = results.get(mine)?.[round] as LoadResult & { steal: number };
+        const b = results.get(other)?.[round] as LoadResult & { steal: number };
         ratios.push(a.rps / b.rps);
         console.log(
-          `${CASES[name].label}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p95 ${a.p95.toFixed(1)} ms), other ${b.rps.toFixed(0)} req/s (p95 ${b.p95.toFixed(1)} ms), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`,
+          `${CASES[name].label}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p95 ${a.p95.toFixed(1)} ms), other ${b.rps.toFixed(0)} req/s (p95 ${b.p95.toFixed(1)} ms), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}, steal ${a.steal.toFixed(0)} / ${b.steal.toFixed(0)} %`,
         );
       }
-      const of = (side: Side, pick: (r: LoadResult & { serverCpuMs: number; postgresCpuMs: number }) => number) => median((results.get(side) ?? []).map(pick));
+      const of = (side: Side, pick: (r: LoadResult & { serverCpuMs: number; postgresCpuMs: number; steal: number }) => number) => median((results.get(side) ?? []).map(pick));
       const sorted = [...ratios].sort((x, y) => x - y);
       rows.push(
-        `| ${CASES[name].label} | ${of(mine, (r) => r.rps).toFixed(0)} | ${of(other, (r) => r.rps).toFixed(0)} | ${of(mine, (r) => r.p95).toFixed(1)} | ${of(other, (r) => r.p95).toFixed(1)} | ${of(mine, (r) => r.serverCpuMs).toFixed(3)} + ${of(mine, (r) => r.postgresCpuMs).toFixed(3)} | ${of(other, (r) => r.serverCpuMs).toFixed(3)} + ${of(other, (r) => r.postgresCpuMs).toFixed(3)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
+        `| ${CASES[name].label} | ${of(mine, (r) => r.rps).toFixed(0)} | ${of(other, (r) => r.rps).toFixed(0)} | ${of(mine, (r) => r.p95).toFixed(1)} | ${of(other, (r) => r.p95).toFixed(1)} | ${of(mine, (r) => r.serverCpuMs).toFixed(3)} + ${of(mine, (r) => r.postgresCpuMs).toFixed(3)} | ${of(other, (r) => r.serverCpuMs).toFixed(3)} + ${of(other, (r) => r.postgresCpuMs).toFixed(3)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} | ${of(mine, (r) => r.steal).toFixed(0)} / ${of(other, (r) => r.steal).toFixed(0)} |`,
       );
     }
   } finally {
@@ -140,9 +140,9 @@ export async function compare(settings: CompareSettings): Promise<number> {
     `\nAPI comparison: this checkout (${ROOT}) against ${otherRoot}; ${rounds} rounds a case, order swapped each round, ${new Date().toISOString()}, load average ${loadavg()[0]?.toFixed(2)}\n`,
   );
   console.log(
-    "| case | this: median req/s | other: median req/s | this: p95 ms | other: p95 ms | this: CPU ms/req, server + PostgreSQL | other: the same | ratio this ÷ other: median | range | every round |",
+    "| case | this: median req/s | other: median req/s | this: p95 ms | other: p95 ms | this: CPU ms/req, server + PostgreSQL | other: the same | ratio this ÷ other: median | range | every round | steal %, this / other: median |",
   );
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|");
   for (const row of rows) console.log(row);
   return exitCode;
 }

@@ -42,7 +42,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { CLOCK_TICKS, postgresTicks, postgresTicksSince, processTicks, REDIRECT_BENCH_LINKS, startProcess, stopProcess } from "../common.ts";
+import { CLOCK_TICKS, machineTicks, postgresTicks, postgresTicksSince, processTicks, REDIRECT_BENCH_LINKS, startProcess, stealSince, stopProcess } from "../common.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -380,13 +380,13 @@ async function compare(otherRoot: string): Promise<void> {
     await startSides(startOrder);
     const [mine, other] = sides as [(typeof sides)[number], (typeof sides)[number]];
     /** CPU per answered visit in the measured run: the side's server process, and every PostgreSQL process (its click writes). */
-    const cpu = new Map<Load, { server: number; postgres: number }>();
+    const cpu = new Map<Load, { server: number; postgres: number; steal: number }>();
     const load = async (side: typeof mine, path: string, varied: boolean) => {
       await wrkWarmup(`http://127.0.0.1:${side.port}${path}`, side.host);
-      const before = { server: processTicks(side.process?.pid), postgres: postgresTicks() };
+      const before = { server: processTicks(side.process?.pid), postgres: postgresTicks(), machine: machineTicks() };
       const result = await wrk(`http://127.0.0.1:${side.port}${path}`, side.host, 64, varied);
       const perVisit = (ticks: number) => (ticks * 1e6) / CLOCK_TICKS / Math.max(1, result.requests);
-      cpu.set(result, { server: perVisit(processTicks(side.process?.pid) - before.server), postgres: perVisit(postgresTicksSince(before.postgres)) });
+      cpu.set(result, { server: perVisit(processTicks(side.process?.pid) - before.server), postgres: perVisit(postgresTicksSince(before.postgres)), steal: stealSince(before.machine) });
       return result;
     };
     const median = (xs: number[]) => {
@@ -400,8 +400,8 @@ async function compare(otherRoot: string): Promise<void> {
       const mineP99: number[] = [];
       const otherP99: number[] = [];
       const ratios: number[] = [];
-      const mineCpu: Array<{ server: number; postgres: number }> = [];
-      const otherCpu: Array<{ server: number; postgres: number }> = [];
+      const mineCpu: Array<{ server: number; postgres: number; steal: number }> = [];
+      const otherCpu: Array<{ server: number; postgres: number; steal: number }> = [];
       for (let round = 0; round < ROUNDS; round++) {
         if (ROUNDS > 1 && (RESTART_EACH_ROUND ? round > 0 : round === Math.floor(ROUNDS / 2))) {
           startOrder = [...startOrder].reverse();
@@ -420,17 +420,17 @@ async function compare(otherRoot: string): Promise<void> {
         mineP99.push(a.p99);
         otherP99.push(b.p99);
         ratios.push(a.rps / b.rps);
-        const ca = cpu.get(a) as { server: number; postgres: number };
-        const cb = cpu.get(b) as { server: number; postgres: number };
+        const ca = cpu.get(a) as { server: number; postgres: number; steal: number };
+        const cb = cpu.get(b) as { server: number; postgres: number; steal: number };
         mineCpu.push(ca);
         otherCpu.push(cb);
         console.log(
-          `${name}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms, CPU ${ca.server.toFixed(2)} + PostgreSQL ${ca.postgres.toFixed(2)} µs/visit), other ${b.rps.toFixed(0)} req/s (p99 ${b.p99} ms, CPU ${cb.server.toFixed(2)} + PostgreSQL ${cb.postgres.toFixed(2)} µs/visit), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}`,
+          `${name}, round ${round + 1}: this ${a.rps.toFixed(0)} req/s (p99 ${a.p99} ms, CPU ${ca.server.toFixed(2)} + PostgreSQL ${ca.postgres.toFixed(2)} µs/visit), other ${b.rps.toFixed(0)} req/s (p99 ${b.p99} ms, CPU ${cb.server.toFixed(2)} + PostgreSQL ${cb.postgres.toFixed(2)} µs/visit), ratio ${(a.rps / b.rps).toFixed(3)}; load ${loadavg()[0]?.toFixed(2)}, steal ${ca.steal.toFixed(0)} / ${cb.steal.toFixed(0)} %`,
         );
       }
       const sorted = [...ratios].sort((x, y) => x - y);
       rows.push(
-        `| ${name} | ${median(mineRps).toFixed(0)} | ${median(otherRps).toFixed(0)} | ${median(mineP99).toFixed(2)} | ${median(otherP99).toFixed(2)} | ${median(mineCpu.map((c) => c.server)).toFixed(2)} + ${median(mineCpu.map((c) => c.postgres)).toFixed(2)} | ${median(otherCpu.map((c) => c.server)).toFixed(2)} + ${median(otherCpu.map((c) => c.postgres)).toFixed(2)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`,
+        `| ${name} | ${median(mineRps).toFixed(0)} | ${median(otherRps).toFixed(0)} | ${median(mineP99).toFixed(2)} | ${median(otherP99).toFixed(2)} | ${median(mineCpu.map((c) => c.server)).toFixed(2)} + ${median(mineCpu.map((c) => c.postgres)).toFixed(2)} | ${median(otherCpu.map((c) => c.server)).toFixed(2)} + ${median(otherCpu.map((c) => c.postgres)).toFixed(2)} | ${median(ratios).toFixed(3)} | ${(sorted[0] as number).toFixed(3)}–${(sorted[sorted.length - 1] as number).toFixed(3)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} | ${median(mineCpu.map((c) => c.steal)).toFixed(0)} / ${median(otherCpu.map((c) => c.steal)).toFixed(0)} |`,
       );
     }
   } finally {
@@ -442,9 +442,9 @@ async function compare(otherRoot: string): Promise<void> {
     `\nRedirect comparison: this checkout (${ROOT}) against ${otherRoot}; wrk -t1 -c64 -d${DURATION}s, ${ROUNDS} rounds a case, order swapped each round, both restarted half-way (start order swapped), ${new Date().toISOString()}\n`,
   );
   console.log(
-    "| case | this: median req/s | other: median req/s | this: median p99 ms | other: median p99 ms | this: CPU µs/visit, server + PostgreSQL | other: the same | ratio this ÷ other: median | range | every round |",
+    "| case | this: median req/s | other: median req/s | this: median p99 ms | other: median p99 ms | this: CPU µs/visit, server + PostgreSQL | other: the same | ratio this ÷ other: median | range | every round | steal %, this / other: median |",
   );
-  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---|");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|");
   for (const row of rows) console.log(row);
 }
 
