@@ -32,6 +32,8 @@ function init(args)
     headers["Accept-Language"] = languages[math.random(#languages)]
     local referrer = referrers[math.random(#referrers)]
     if referrer ~= "" then headers["Referer"] = referrer end
+    -- A script that loads this one (proxied-visitors.lua) may add its own headers to each visitor.
+    if more_headers then more_headers(headers) end
     requests[i] = wrk.format(nil, nil, headers)
   end
 end
