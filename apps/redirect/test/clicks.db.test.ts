@@ -25,6 +25,11 @@ async function clickCount(linkId: number): Promise<number> {
 
 const startTwo = () => startTwoSides(database);
 
+/** A person's click on `linkId` at `at`, from a French Firefox on Linux sent by a.example: the groups' tests vary one field of it. */
+function frenchFirefoxClick(linkId: number, at: Date): Click {
+  return { linkId, at, country: "FR", platform: "Linux", browser: "Firefox", device: "desktop", language: "fr", referrer: "a.example", counted: false, rotation: null };
+}
+
 describe("clicks", () => {
   it("expiration_clicks = 25: of 200 concurrent visitors over two visitor sides, exactly 25 reach the destination", async () => {
     const site = await createSite(database);
@@ -96,18 +101,7 @@ describe("clicks", () => {
     const other = await site.link();
     const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 1_000, maxBuffered: 1_000_000 });
     const second = (Math.floor(Date.now() / 1000) - 60) * 1000;
-    const base: Click = {
-      linkId: link.id,
-      at: new Date(second + 100),
-      country: "FR",
-      platform: "Linux",
-      browser: "Firefox",
-      device: "desktop",
-      language: "fr",
-      referrer: "a.example",
-      counted: false,
-      rotation: null,
-    };
+    const base = frenchFirefoxClick(link.id, new Date(second + 100));
     const visits: Click[] = [
       base,
       { ...base, at: new Date(second + 999) },
@@ -167,21 +161,7 @@ describe("clicks", () => {
     const other = await site.link();
     const buffer = createClickBuffer(database.db, { flushMs: 600_000, maxBatch: 1_000, maxBuffered: 1_000_000 });
     const second = (Math.floor(Date.now() / 1000) - 60) * 1000;
-    const base: Click = {
-      linkId: link.id,
-      at: new Date(second),
-      country: "FR",
-      platform: "Linux",
-      browser: "Firefox",
-      device: "desktop",
-      language: "fr",
-      referrer: "a.example",
-      counted: false,
-      rotation: null,
-      variant: null,
-      bot: null,
-      visitors: ["v1"],
-    };
+    const base: Click = { ...frenchFirefoxClick(link.id, new Date(second)), variant: null, bot: null, visitors: ["v1"] };
     const variant: Click = { ...base, ...change, visitors: ["v2"] };
     if (change.at) variant.at = new Date(second + 1000);
     if (change.linkId) variant.linkId = other.id;
