@@ -3,9 +3,11 @@
  * by side in one run. Each side is its own launcher process (`node --import tsx launcher/src/main.ts`
  * in its checkout, ACCESS_LOG=off like the in-process server of the ordinary run) on a fresh database
  * seeded the same way; each case is loaded on one side then the other, BENCH_ROUNDS times (default 6),
- * the order swapped every round, so the machine's drift falls on both alike. Prints every round, then
- * each side's median requests/s, p95 and server CPU per request, and the median and range of the
- * per-round ratio (this ÷ other). BENCH_CASES defaults to `create` here.
+ * the order swapped every round, so the machine's drift falls on both alike, and both servers are
+ * restarted half-way, the other one first. Prints every round, then each side's median requests/s, p95,
+ * server and PostgreSQL CPU per request and the hypervisor's steal, and the median and range of the
+ * per-round ratio (this ÷ other). BENCH_CASES defaults to `create` here. `BENCH_COMPARE=$PWD` (an A/A
+ * run) shows what the harness itself favours.
  */
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -88,6 +90,7 @@ export async function compare(settings: CompareSettings): Promise<number> {
       `${settings.links.toLocaleString("en")} links seeded on each side; ${settings.connections} connections, ${settings.warmupMs / 1000} s warm-up, ${settings.durationMs / 1000} s measured; load average ${loadavg()[0]?.toFixed(2)}\n`,
     );
     const [mine, other] = sides as [Side, Side];
+    const startOrder = [...sides];
     for (const name of cases as CaseName[]) {
       const results = new Map<Side, Array<LoadResult & { serverCpuMs: number; postgresCpuMs: number; steal: number }>>([
         [mine, []],
@@ -95,6 +98,14 @@ export async function compare(settings: CompareSettings): Promise<number> {
       ]);
       const ratios: number[] = [];
       for (let round = 0; round < rounds; round++) {
+        // Half-way, both servers are restarted, the other one first: an A/A run (this checkout against
+        // itself) gave the side started and seeded first 0.90 × the other's creates without it (2026-12-03).
+        if (rounds > 1 && round === Math.floor(rounds / 2)) {
+          startOrder.reverse();
+          console.log(`  restarting both, ${startOrder[0]?.label} first`);
+          for (const side of sides) await stopProcess(side.process);
+          for (const side of startOrder) side.process = await startLauncher(side);
+        }
         // Swapped every round: a machine slowing down (or speeding up) over a round favours neither side.
         const order = round % 2 === 0 ? [other, mine] : [mine, other];
         for (const side of order) {
