@@ -124,15 +124,24 @@ export const REDIRECT_BENCH_LINKS: ReadonlyArray<Record<string, string>> = [
   { url: "https://example.com/previewed", domain_id: "1", alias: "previewed", og_title: "A card", og_description: "For link previews", og_image: "https://example.com/card.png" },
 ];
 
-/** Clock ticks a second, the unit of `/proc/<pid>/stat`'s CPU times (Linux). */
-export const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+/** Clock ticks a second (`getconf CLK_TCK`), the unit of `/proc/<pid>/stat`'s CPU times (Linux; 100 where it cannot be asked). */
+export const CLOCK_TICKS = clockTicks();
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
 
 /** User + system CPU ticks of one process so far (0 when it is gone). */
 export function processTicks(pid: number | undefined): number {
   if (pid === undefined) return 0;
   try {
-    // The command name may hold spaces: the fields after its closing parenthesis are counted from there.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    // The command name may hold spaces and parentheses: the fields after its last closing parenthesis are counted from there.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(fields[11]) + Number(fields[12]);
   } catch {
     return 0;

@@ -485,7 +485,6 @@ function shippedStart(root: string): { args: string[]; env: Record<string, strin
   throw new Error(`BENCH_SHIPPED: ${root}'s start command is neither node nor tsx: ${startScript(root).command}`);
 }
 
-/** The kernel's clock ticks a second (`getconf CLK_TCK`): /proc/PID/stat counts CPU time in them. */
 function wrkWarmup(url: string, host: string, seconds = 2): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(...wrkCommand(["-t1", "-c16", `-d${seconds}s`, "-H", `Host: ${host}`, "-H", `User-Agent: ${UA}`, url]), { stdio: "ignore" });
